@@ -1,0 +1,34 @@
+"""toolwire server for the shared MCP benchmark harness (see ../shared/bench/README.md).
+
+Usage:  python bench_server.py stdio
+Environment: BENCH_TOOLS=N registers N generated tools; BENCH_ASYNC_ADD=1 makes ``add`` async.
+The harness's ``_toolgen`` module is found through BENCH_DIR (default: ../shared/bench/servers
+beside this repository).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+_default = Path(__file__).resolve().parents[2] / "shared" / "bench" / "servers"
+sys.path.insert(0, os.environ.get("BENCH_DIR", str(_default)))
+
+import _toolgen as tg  # noqa: E402
+
+generated = tg.make_tools(tg.tool_count())  # built before the clock starts, as for every peer
+
+from toolwire import Server  # noqa: E402
+
+t0 = tg.now()
+server = Server("bench-toolwire")
+t1 = tg.now()
+server.add_tool(tg.add_tool())
+for fn in generated:
+    server.add_tool(fn)
+tg.report(t0, t1, tg.now(), len(generated) + 1)
+
+if __name__ == "__main__":
+    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    if mode != "stdio":
+        raise SystemExit(f"unsupported mode {mode!r}: this version serves stdio")
+    server.run()

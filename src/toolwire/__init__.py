@@ -1,0 +1,59 @@
+"""toolwire: Python functions as MCP tools, served fast and correctly on every MCP revision.
+
+::
+
+    from toolwire import Server
+
+    mcp = Server("Calculator")
+
+    @mcp.tool()
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two numbers together.\"\"\"
+        return a + b
+
+    mcp.run()
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+from .content import Audio, File, Image
+from .errors import ClientError, RegistrationError, RPCError, ServerError, ToolError, ToolwireError
+from .server import Context, Server
+
+if TYPE_CHECKING:
+    from . import types
+    from .client import Client
+
+__all__ = [
+    "Audio",
+    "Client",
+    "ClientError",
+    "Context",
+    "File",
+    "Image",
+    "RPCError",
+    "RegistrationError",
+    "Server",
+    "ServerError",
+    "ToolError",
+    "ToolwireError",
+    "__version__",
+    "types",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # The client and the pydantic models load on first use, keeping `import toolwire` light.
+    if name == "Client":
+        from .client import Client
+
+        return Client
+    if name == "types":
+        from . import types
+
+        return types
+    raise AttributeError(f"module 'toolwire' has no attribute {name!r}")

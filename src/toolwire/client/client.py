@@ -1,0 +1,315 @@
+"""A client for any MCP server: a command (stdio subprocess) or a server object (in memory).
+
+::
+
+    async with Client("python calculator.py") as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("add", {"a": 2, "b": 3})
+        print(result.text, result.structured)
+
+The client picks the revision itself: 2026-07-28 when the server answers
+``server/discover``, else the newest legacy revision the server accepts at ``initialize``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import shlex
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import __version__, jsonrpc
+from ..errors import ClientError, RPCError, ServerError
+from ..protocol.revisions import (
+    LATEST,
+    LATEST_LEGACY,
+    LEGACY_REVISIONS,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_PROTOCOL_VERSION,
+    MODERN_REVISIONS,
+    REVISIONS,
+)
+from ..transports.base import ClientTransport
+
+logger = logging.getLogger("toolwire.client")
+
+JSON = dict[str, Any]
+ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | None]
+
+
+@dataclass
+class CallResult:
+    """What a ``tools/call`` returned."""
+
+    content: list[JSON]
+    structured: Any = None
+    is_error: bool = False
+    raw: JSON = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The text blocks joined with newlines."""
+        return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
+
+
+class Client:
+    """``async with Client(target) as c``: target is a command or a server object."""
+
+    def __init__(
+        self,
+        target: Any,
+        *,
+        protocol_version: str | None = None,
+        client_info: JSON | None = None,
+        capabilities: JSON | None = None,
+        timeout: float = 60.0,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        stderr: Any = None,
+    ) -> None:
+        if protocol_version is not None and protocol_version not in REVISIONS:
+            raise ValueError(f"Unknown protocol version {protocol_version!r}; known: {', '.join(REVISIONS)}")
+        self.target = target
+        self.requested_version = protocol_version
+        self.protocol_version: str | None = None
+        self.client_info = client_info or {"name": "toolwire", "version": __version__}
+        self.capabilities = capabilities or {}
+        self.timeout = timeout
+        self.server_info: JSON = {}
+        self.server_capabilities: JSON = {}
+        self.instructions: str | None = None
+        self._transport_options = {"env": env, "cwd": cwd, "stderr": stderr}
+        self._transport: ClientTransport | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[str | int, asyncio.Future[JSON]] = {}
+        self._progress: dict[str | int, ProgressHandler] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self.notifications: list[JSON] = []
+
+    # ------------------------------------------------------------ connection
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        self._transport = await self._open_transport()
+        self._reader = asyncio.create_task(self._read())
+        try:
+            await self._handshake()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _open_transport(self) -> ClientTransport:
+        target = self.target
+        if hasattr(target, "connect") and not isinstance(target, (str, list, tuple)):
+            from ..transports.memory import MemoryTransport
+
+            return MemoryTransport(target)
+        if isinstance(target, str) and target.startswith(("http://", "https://")):
+            raise ClientError("HTTP targets are not supported by this version of the client")
+        command = shlex.split(target) if isinstance(target, str) else list(target)
+        if command and command[0].endswith(".py"):
+            command = [sys.executable, *command]
+        from ..transports.process import SubprocessTransport
+
+        transport = SubprocessTransport(command, **self._transport_options)
+        await transport.start()
+        return transport
+
+    async def _handshake(self) -> None:
+        wanted = self.requested_version
+        if wanted is None or wanted in MODERN_REVISIONS:
+            version = wanted or LATEST
+            try:
+                result = await self._request("server/discover", self._modern_params({}, version))
+            except ServerError:
+                if wanted is not None:
+                    raise
+            else:
+                supported = result.get("supportedVersions") or []
+                if version in supported:
+                    self.protocol_version = version
+                    self._learn(result)
+                    return
+                if wanted is not None:
+                    raise ClientError(f"The server does not support {version}; it supports {supported}")
+        legacy = wanted or LATEST_LEGACY
+        result = await self._request(
+            "initialize",
+            {"protocolVersion": legacy, "capabilities": self.capabilities, "clientInfo": self.client_info},
+        )
+        version = result.get("protocolVersion")
+        if version not in LEGACY_REVISIONS or (wanted is not None and version != wanted):
+            raise ClientError(f"The server answered initialize with protocol version {version!r}")
+        self.protocol_version = version
+        self.server_info = result.get("serverInfo") or {}
+        self.server_capabilities = result.get("capabilities") or {}
+        self.instructions = result.get("instructions")
+        await self._notify("notifications/initialized")
+
+    def _learn(self, discover: JSON) -> None:
+        self.server_capabilities = discover.get("capabilities") or {}
+        self.instructions = discover.get("instructions")
+        self.server_info = (discover.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {}
+
+    @property
+    def modern(self) -> bool:
+        return self.protocol_version in MODERN_REVISIONS
+
+    def _modern_params(self, params: JSON, version: str | None = None) -> JSON:
+        meta = dict(params.get("_meta") or {})
+        meta[META_PROTOCOL_VERSION] = version or self.protocol_version
+        meta[META_CLIENT_CAPABILITIES] = self.capabilities
+        meta[META_CLIENT_INFO] = self.client_info
+        return {**params, "_meta": meta}
+
+    async def close(self) -> None:
+        if self._transport is not None:
+            await self._transport.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        self._fail_pending(ClientError("The connection is closed"))
+
+    # ------------------------------------------------------------ messages
+
+    async def _read(self) -> None:
+        assert self._transport is not None
+        while True:
+            data = await self._transport.receive()
+            if data is None:
+                self._fail_pending(ClientError("The server closed the connection"))
+                return
+            try:
+                message = jsonrpc.loads(data)
+            except RPCError:
+                logger.warning("Ignoring a message that is not JSON: %.200r", data)
+                continue
+            try:
+                await self._dispatch(message)
+            except Exception:
+                logger.exception("Failed to handle a message from the server")
+
+    async def _dispatch(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            logger.warning("Ignoring a message that is not an object: %.200r", message)
+            return
+        if "method" in message:
+            if "id" in message:
+                await self._server_request(message)
+            else:
+                await self._notification(message)
+            return
+        future = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+        if future is not None and not future.done():
+            future.set_result(message)
+
+    async def _notification(self, message: JSON) -> None:
+        self.notifications.append(message)
+        if message["method"] == "notifications/progress":
+            params = message.get("params") or {}
+            handler = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
+            if handler is not None:
+                outcome = handler(params.get("progress", 0), params.get("total"), params.get("message"))
+                if outcome is not None:
+                    await outcome
+
+    async def _server_request(self, message: JSON) -> None:
+        assert self._transport is not None
+        if message["method"] == "ping":
+            await self._transport.send(jsonrpc.result_bytes(message["id"], {}))
+            return
+        error = RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
+        await self._transport.send(jsonrpc.error_bytes(message["id"], error))
+
+    def _fail_pending(self, error: Exception) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(error)
+        self._pending.clear()
+
+    async def _notify(self, method: str, params: JSON | None = None) -> None:
+        assert self._transport is not None
+        await self._transport.send(jsonrpc.notification_bytes(method, params))
+
+    async def _request(self, method: str, params: JSON | None = None, timeout: float | None = None) -> JSON:
+        if self._transport is None:
+            raise ClientError("The client is not connected")
+        mid = next(self._ids)
+        future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        self._pending[mid] = future
+        await self._transport.send(jsonrpc.request_bytes(mid, method, params))
+        try:
+            response = await asyncio.wait_for(future, timeout or self.timeout)
+        except asyncio.TimeoutError:
+            self._pending.pop(mid, None)
+            if method != "initialize":
+                with contextlib.suppress(Exception):
+                    await self._notify("notifications/cancelled", {"requestId": mid, "reason": "timed out"})
+            raise ClientError(f"{method} timed out after {timeout or self.timeout:g} s") from None
+        if "error" in response:
+            error = response["error"]
+            raise ServerError(error.get("code", 0), error.get("message", ""), error.get("data"))
+        return response["result"]  # type: ignore[no-any-return]
+
+    async def request(self, method: str, params: JSON | None = None, *, timeout: float | None = None) -> JSON:
+        """Send any request in the negotiated revision and return its raw result."""
+        params = dict(params or {})
+        if self.modern:
+            params = self._modern_params(params)
+        return await self._request(method, params, timeout)
+
+    # ------------------------------------------------------------ tools
+
+    async def list_tools(self) -> list[JSON]:
+        """Every tool the server offers, following ``nextCursor`` through all pages."""
+        tools: list[JSON] = []
+        cursor: str | None = None
+        for _ in range(10_000):
+            result = await self.request("tools/list", {"cursor": cursor} if cursor is not None else None)
+            tools.extend(result.get("tools", []))
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return tools
+        raise ClientError("tools/list did not end after 10,000 pages")
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: JSON | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressHandler | None = None,
+    ) -> CallResult:
+        params: JSON = {"name": name, "arguments": arguments or {}}
+        token = None
+        if progress is not None:
+            token = f"progress-{next(self._ids)}"
+            self._progress[token] = progress
+            params["_meta"] = {"progressToken": token}
+        try:
+            result = await self.request("tools/call", params, timeout=timeout)
+        finally:
+            if token is not None:
+                self._progress.pop(token, None)
+        return CallResult(
+            content=result.get("content", []),
+            structured=result.get("structuredContent"),
+            is_error=bool(result.get("isError")),
+            raw=result,
+        )
+
+    async def ping(self) -> None:
+        await self.request("ping")

@@ -1,0 +1,197 @@
+"""Turning what a tool returns into an MCP ``tools/call`` result.
+
+=====================================  =================================================
+tool returns                           result
+=====================================  =================================================
+``str``                                one text block
+``None``                               no content
+``Image`` / ``Audio`` / ``File``       an image, audio or embedded-resource block
+a content block (``types.*Content``,   that block; a list mixing them with strings gives
+``ResourceLink``, ``EmbeddedResource``)  one block per item
+``types.CallToolResult``               passed through as it is
+anything else (numbers, lists, dicts,  the JSON as text, plus ``structuredContent`` when
+models, dataclasses, TypedDicts)       the tool has an output schema or the value is an object
+=====================================  =================================================
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from .schema import FunctionSchema
+
+JSON = dict[str, Any]
+
+
+class _Media:
+    """Binary content from a path or bytes; the MIME type is guessed from the name if not given."""
+
+    __toolwire_content__ = True
+    _kind = "application"
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        data: bytes | None = None,
+        format: str | None = None,
+        *,
+        mime_type: str | None = None,
+    ) -> None:
+        if (path is None) == (data is None):
+            raise ValueError(f"{type(self).__name__} needs exactly one of path or data")
+        self.path = Path(path) if path is not None else None
+        self.data = data
+        self.mime_type = mime_type or self._guess_mime(format)
+
+    def _guess_mime(self, format: str | None) -> str:
+        if format:
+            return format if "/" in format else f"{self._kind}/{format.lower()}"
+        if self.path is not None:
+            guessed = mimetypes.guess_type(self.path.name)[0]
+            if guessed:
+                return guessed
+        return "application/octet-stream"
+
+    def read(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        assert self.path is not None
+        return self.path.read_bytes()
+
+    def base64(self) -> str:
+        return base64.b64encode(self.read()).decode("ascii")
+
+    def to_block(self) -> JSON:
+        raise NotImplementedError
+
+
+class Image(_Media):
+    """An image for the model: ``return Image(path="chart.png")`` or ``Image(data=png, format="png")``."""
+
+    _kind = "image"
+
+    def to_block(self) -> JSON:
+        return {"type": "image", "data": self.base64(), "mimeType": self.mime_type}
+
+
+class Audio(_Media):
+    """A sound clip: ``return Audio(path="note.wav")``."""
+
+    _kind = "audio"
+
+    def to_block(self) -> JSON:
+        return {"type": "audio", "data": self.base64(), "mimeType": self.mime_type}
+
+
+class File(_Media):
+    """A file, sent as an embedded resource (text when its MIME type is textual, else base64)."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        data: bytes | None = None,
+        format: str | None = None,
+        *,
+        mime_type: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(path, data, format, mime_type=mime_type)
+        self.name = name or (self.path.name if self.path is not None else "file")
+
+    def to_block(self) -> JSON:
+        uri = self.path.resolve().as_uri() if self.path is not None else f"file:///{self.name}"
+        resource: JSON = {"uri": uri, "mimeType": self.mime_type}
+        raw = self.read()
+        if self.mime_type.startswith("text/") or self.mime_type in _TEXTUAL:
+            try:
+                resource["text"] = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                resource["blob"] = base64.b64encode(raw).decode("ascii")
+        else:
+            resource["blob"] = base64.b64encode(raw).decode("ascii")
+        return {"type": "resource", "resource": resource}
+
+
+_TEXTUAL = {"application/json", "application/xml", "application/yaml", "application/x-yaml"}
+_BLOCK_TYPES = {"text", "image", "audio", "resource_link", "resource"}
+
+
+def _types_module() -> Any:
+    # toolwire.types imports pydantic; only look at it if the user did.
+    return sys.modules.get("toolwire.types")
+
+
+def content_block(value: Any) -> JSON | None:
+    """The wire block for a content object, or None if ``value`` is not one."""
+    if getattr(value, "__toolwire_content__", False):
+        return value.to_block()  # type: ignore[no-any-return]
+    types = _types_module()
+    if types is not None and isinstance(value, types.MCPModel):
+        wire: JSON = value.to_wire()
+        if wire.get("type") in _BLOCK_TYPES:
+            return wire
+    return None
+
+
+def text_result(text: str, *, is_error: bool = False) -> JSON:
+    result: JSON = {"content": [{"type": "text", "text": text}]}
+    if is_error:
+        result["isError"] = True
+    return result
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, (set, frozenset)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def to_json_text(value: Any) -> str:
+    return orjson.dumps(value, default=_json_default).decode()
+
+
+def to_result(value: Any, schema: FunctionSchema | None) -> JSON:
+    """The internal (newest-revision) ``CallToolResult`` for a tool's return value."""
+    if isinstance(value, str) and (schema is None or schema.output_schema is None):
+        return {"content": [{"type": "text", "text": value}]}
+    if value is None and (schema is None or schema.output_schema is None):
+        return {"content": []}
+    types = _types_module()
+    if types is not None and isinstance(value, types.CallToolResult):
+        return value.to_wire()  # type: ignore[no-any-return]
+    block = content_block(value)
+    if block is not None:
+        return {"content": [block]}
+    if isinstance(value, (list, tuple)) and any(content_block(item) is not None for item in value):
+        return {"content": [_mixed_block(item) for item in value]}
+
+    if schema is not None:
+        data = schema.dump_output(value)
+        if schema.output_schema is not None:
+            structured = {"result": data} if schema.wraps_result else data
+            text = data if isinstance(data, str) else to_json_text(data)
+            return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
+    else:
+        data = orjson.loads(to_json_text(value))
+    result: JSON = {"content": [{"type": "text", "text": to_json_text(data)}]}
+    if isinstance(data, dict):
+        result["structuredContent"] = data
+    return result
+
+
+def _mixed_block(item: Any) -> JSON:
+    if isinstance(item, str):
+        return {"type": "text", "text": item}
+    block = content_block(item)
+    if block is not None:
+        return block
+    return {"type": "text", "text": to_json_text(item)}

@@ -1,0 +1,56 @@
+"""toolwire's exceptions, in one tree.
+
+    ToolwireError                 base of everything toolwire raises on purpose
+    ├── RPCError                  a JSON-RPC error: becomes an error response (code, message, data)
+    ├── ToolError                 raised by a tool: its text becomes an ``isError`` result, verbatim
+    ├── RegistrationError         a tool definition is unusable (bad name, duplicate, bad schema);
+    │                             raised at decoration time, never at call time
+    └── ClientError               the client side: a server answered with an error, or went away
+        └── ServerError           a JSON-RPC error response received by the client (``code``, ``data``)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ToolwireError(Exception):
+    """Base class of the exceptions toolwire raises."""
+
+
+class RPCError(ToolwireError):
+    """A protocol failure that becomes a JSON-RPC error response."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_error(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class ToolError(ToolwireError):
+    """Raise inside a tool to tell the model what went wrong; the text reaches it unchanged."""
+
+
+class RegistrationError(ToolwireError, ValueError):
+    """A tool cannot be registered as given."""
+
+
+class ClientError(ToolwireError):
+    """Something went wrong on the client side of a connection."""
+
+
+class ServerError(ClientError):
+    """The server answered a request with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+        self.data = data

@@ -1,0 +1,68 @@
+"""The MCP revisions toolwire speaks, and what each one allows on the wire.
+
+Revision strings are dates, so they order correctly as strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LEGACY_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+MODERN_REVISIONS = ("2026-07-28",)
+REVISIONS = LEGACY_REVISIONS + MODERN_REVISIONS
+LATEST = MODERN_REVISIONS[-1]
+LATEST_LEGACY = LEGACY_REVISIONS[-1]
+# What an error about an unsupported version lists: newest first.
+SUPPORTED_NEWEST_FIRST = tuple(reversed(REVISIONS))
+
+# Reserved ``_meta`` keys of the modern era.
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+
+
+@dataclass(frozen=True)
+class Features:
+    """What one revision defines; the shaping code asks these instead of comparing dates."""
+
+    revision: str
+    modern: bool  # stateless era: no handshake, resultType, caching hints
+    batches: bool  # JSON-RPC batch arrays accepted (2025-03-26 only)
+    audio: bool  # AudioContent
+    tool_annotations: bool
+    structured: bool  # Tool.outputSchema and CallToolResult.structuredContent
+    titles: bool  # BaseMetadata.title
+    resource_links: bool  # ResourceLink content blocks
+    meta: bool  # _meta on tools and content blocks
+    icons: bool  # icons, Implementation.description / websiteUrl
+
+
+def _features(revision: str) -> Features:
+    return Features(
+        revision=revision,
+        modern=revision in MODERN_REVISIONS,
+        batches=revision == "2025-03-26",
+        audio=revision >= "2025-03-26",
+        tool_annotations=revision >= "2025-03-26",
+        structured=revision >= "2025-06-18",
+        titles=revision >= "2025-06-18",
+        resource_links=revision >= "2025-06-18",
+        meta=revision >= "2025-06-18",
+        icons=revision >= "2025-11-25",
+    )
+
+
+FEATURES = {revision: _features(revision) for revision in REVISIONS}
+
+
+def negotiate_legacy(requested: object) -> str:
+    """The revision to answer an ``initialize`` with (LC-08).
+
+    The requested one if it is a legacy revision toolwire speaks, else the latest legacy
+    revision; the client decides whether it can live with that.
+    """
+    if isinstance(requested, str) and requested in LEGACY_REVISIONS:
+        return requested
+    return LATEST_LEGACY

@@ -1,0 +1,104 @@
+"""Era shaping: the one place that knows what each revision may see.
+
+Handlers produce one internal shape (the newest); these functions cut it down to
+what the negotiated revision defines, so a 2024-11-05 client never sees a ``title``,
+an ``outputSchema`` or a ``resource_link``, and a 2026-07-28 client gets ``resultType``,
+caching hints and ``serverInfo`` in ``_meta``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .revisions import META_SERVER_INFO, Features
+
+JSON = dict[str, Any]
+
+_TOOL_ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def tool(definition: JSON, features: Features) -> JSON:
+    """A tool definition as the revision defines it."""
+    shaped: JSON = {"name": definition["name"]}
+    if features.titles and "title" in definition:
+        shaped["title"] = definition["title"]
+    if "description" in definition:
+        shaped["description"] = definition["description"]
+    shaped["inputSchema"] = definition["inputSchema"]
+    if features.structured and "outputSchema" in definition:
+        shaped["outputSchema"] = definition["outputSchema"]
+    annotations = definition.get("annotations")
+    if features.tool_annotations and annotations:
+        shaped["annotations"] = {k: annotations[k] for k in _TOOL_ANNOTATION_KEYS if k in annotations}
+    if features.icons and "icons" in definition:
+        shaped["icons"] = definition["icons"]
+    if features.meta and "_meta" in definition:
+        shaped["_meta"] = definition["_meta"]
+    return shaped
+
+
+def content_block(block: JSON, features: Features) -> JSON:
+    """One content block; kinds the revision lacks become a text block that says what it was."""
+    kind = block.get("type")
+    if kind == "resource_link" and not features.resource_links:
+        name = block.get("title") or block.get("name") or block["uri"]
+        return {"type": "text", "text": f"Resource: {name} <{block['uri']}>"}
+    if kind == "audio" and not features.audio:
+        return {"type": "text", "text": f"[audio content ({block.get('mimeType', 'unknown type')})]"}
+    if not features.meta and "_meta" in block:
+        block = {k: v for k, v in block.items() if k != "_meta"}
+    if not features.titles and kind == "resource_link":
+        block = {k: v for k, v in block.items() if k != "title"}
+    return block
+
+
+def call_result(result: JSON, features: Features) -> JSON:
+    """A ``tools/call`` result for the revision."""
+    content = result.get("content", [])
+    if not (features.resource_links and features.audio and features.meta):
+        content = [content_block(block, features) for block in content]
+    shaped: JSON = {"content": content}
+    if features.structured and "structuredContent" in result:
+        shaped["structuredContent"] = result["structuredContent"]
+    if result.get("isError"):
+        shaped["isError"] = True
+    if features.meta and "_meta" in result:
+        shaped["_meta"] = result["_meta"]
+    return shaped
+
+
+def implementation(info: JSON, features: Features) -> JSON:
+    """``serverInfo`` / ``clientInfo`` for the revision."""
+    shaped: JSON = {"name": info["name"], "version": info["version"]}
+    if features.titles and "title" in info:
+        shaped["title"] = info["title"]
+    if features.icons:
+        for key in ("description", "icons", "websiteUrl"):
+            if key in info:
+                shaped[key] = info[key]
+    return shaped
+
+
+def complete(result: JSON, features: Features, server_info: JSON) -> JSON:
+    """Mark a result of the modern era: ``resultType`` and ``serverInfo`` in ``_meta``."""
+    if not features.modern:
+        return result
+    result["resultType"] = "complete"
+    meta = result.get("_meta")
+    result["_meta"] = {**meta, META_SERVER_INFO: server_info} if meta else {META_SERVER_INFO: server_info}
+    return result
+
+
+def cacheable(result: JSON, features: Features, ttl_ms: int, scope: str) -> JSON:
+    """Add the caching hints a modern list result must carry (TL-36, PG-07)."""
+    if features.modern:
+        result["ttlMs"] = ttl_ms
+        result["cacheScope"] = scope
+    return result
+
+
+def result_fragment(result: JSON) -> bytes:
+    """A result serialized once, to splice into many responses."""
+    return orjson.dumps(result)

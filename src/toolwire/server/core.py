@@ -1,0 +1,173 @@
+"""What every toolwire server shares: identity, capabilities, tool listing and calling.
+
+:class:`toolwire.Server` (decorators) and :class:`toolwire.lowlevel.Server` (handlers)
+both build on :class:`ServerCore`; a transport asks it for a connection with
+:meth:`ServerCore.connect` and feeds that connection messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import difflib
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import __version__, jsonrpc
+from ..errors import RPCError
+from ..protocol import shaping
+from ..protocol.revisions import FEATURES, REVISIONS, Features
+from .session import METHODS, Request, ServerConnection
+from .workers import ThreadRunner
+
+logger = logging.getLogger("toolwire")
+
+JSON = dict[str, Any]
+
+
+def unknown_tool(name: str, known: Sequence[str]) -> RPCError:
+    """-32602 for an unknown tool, with the closest known name as a hint (TL-25)."""
+    message = f"Unknown tool: {name!r}."
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        message += f" Did you mean {close[0]!r}?"
+    return RPCError(jsonrpc.INVALID_PARAMS, message)
+
+
+def encode_cursor(position: str) -> str:
+    return base64.urlsafe_b64encode(position.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str:
+    try:
+        return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor") from None
+
+
+class ServerCore:
+    """Identity, options and the protocol-facing operations of a server."""
+
+    methods: dict[str, Callable[[ServerConnection, Request], Any]] = METHODS
+
+    def __init__(
+        self,
+        name: str,
+        version: str | None = None,
+        instructions: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        website_url: str | None = None,
+        icons: list[JSON] | None = None,
+        page_size: int | None = None,
+        mask_errors: bool = True,
+        max_workers: int = 16,
+        list_ttl_ms: int = 60_000,
+        discover_ttl_ms: int = 3_600_000,
+        shutdown_grace: float = 2.0,
+    ) -> None:
+        if page_size is not None and page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        self.name = name
+        self.version = version or __version__
+        self.instructions = instructions
+        info: JSON = {"name": name, "version": self.version}
+        for key, value in (("title", title), ("description", description), ("websiteUrl", website_url), ("icons", icons)):
+            if value:
+                info[key] = value
+        self._info_by_revision = {rev: shaping.implementation(info, FEATURES[rev]) for rev in REVISIONS}
+        self.page_size = page_size
+        self.mask_errors = mask_errors
+        self.list_ttl_ms = list_ttl_ms
+        self.discover_ttl_ms = discover_ttl_ms
+        self.shutdown_grace = shutdown_grace
+        self.runner = ThreadRunner(max_workers)
+        self._connections: set[ServerConnection] = set()
+        self._pages: dict[tuple[str, str | None], bytes] = {}
+        self._change_pending = False
+
+    # ------------------------------------------------------------ identity
+
+    def info_for(self, features: Features) -> JSON:
+        return self._info_by_revision[features.revision]
+
+    def capabilities(self, features: Features) -> JSON:
+        return {"tools": {"listChanged": True}, "logging": {}}
+
+    # ------------------------------------------------------------ tools (overridden)
+
+    def tool_definitions(self, request: Request) -> Sequence[JSON]:
+        """Definitions of the tools this request may see, in a stable order."""
+        return []
+
+    async def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> JSON:
+        raise unknown_tool(name, [])
+
+    def tools_page(self, request: Request, cursor: str | None) -> bytes:
+        """The serialized ``tools/list`` result for one page, cached until the tool set changes."""
+        key = (request.features.revision, cursor)
+        page = self._pages.get(key)
+        if page is None:
+            result = shaping.complete(self.build_page(request, cursor), request.features, self.info_for(request.features))
+            page = shaping.result_fragment(result)
+            self._pages[key] = page
+        return page
+
+    def build_page(self, request: Request, cursor: str | None, definitions: Sequence[JSON] | None = None) -> JSON:
+        """One page of ``tools/list`` for the request's revision."""
+        features = request.features
+        if definitions is None:
+            definitions = self.tool_definitions(request)
+        start = 0
+        if cursor:
+            position = decode_cursor(cursor)
+            names = [d["name"] for d in definitions]
+            if position not in names:
+                raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+            start = names.index(position)
+        end = len(definitions) if self.page_size is None else start + self.page_size
+        result: JSON = {"tools": [shaping.tool(d, features) for d in definitions[start:end]]}
+        if end < len(definitions):
+            result["nextCursor"] = encode_cursor(definitions[end]["name"])
+        return shaping.cacheable(result, features, self.list_ttl_ms, "public")
+
+    def tools_changed(self) -> None:
+        """Forget cached listings and tell connected clients, once per burst of changes."""
+        self._pages.clear()
+        if self._change_pending or not self._connections:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not serving: nobody to tell
+        self._change_pending = True
+        loop.call_soon(self._announce_change)
+
+    def _announce_change(self) -> None:
+        self._change_pending = False
+        for connection in list(self._connections):
+            if connection.features is not None:  # legacy sessions; modern ones listen on streams
+                connection.notify("notifications/tools/list_changed")
+
+    # ------------------------------------------------------------ serving
+
+    def connect(self, send: Callable[[bytes], None]) -> ServerConnection:
+        """A new connection whose answers go to ``send`` (used by transports)."""
+        return ServerConnection(self, send)
+
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Serve until the client goes away. ``transport="stdio"`` (default)."""
+        if transport != "stdio":
+            raise ValueError(f"Unknown transport {transport!r}; this version serves 'stdio'")
+        from ..transports.stdio import serve_stdio
+
+        asyncio.run(serve_stdio(self, **options))
+
+    async def run_stdio_async(self) -> None:
+        from ..transports.stdio import serve_stdio
+
+        await serve_stdio(self)
+

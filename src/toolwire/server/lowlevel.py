@@ -1,0 +1,115 @@
+"""The low-level server: you write the ``tools/list`` and ``tools/call`` handlers yourself.
+
+::
+
+    from toolwire import types
+    from toolwire.lowlevel import Server
+
+    server = Server("example-server")
+
+    @server.list_tools()
+    async def handle_list_tools() -> list[types.Tool]:
+        return [types.Tool(name="add", description="Add two numbers",
+                           inputSchema={"type": "object", "properties": {...}})]
+
+    @server.call_tool()
+    async def handle_call_tool(name: str, arguments: dict) -> list[types.TextContent]:
+        ...
+
+    server.run()
+
+A call handler may return a list of content blocks, a dict (structured content), a
+``(content, structured)`` pair or a whole ``types.CallToolResult``; exceptions become
+``isError`` results exactly as for decorated tools.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from ..content import content_block, to_json_text
+from ..protocol import shaping
+from ..tools import failure_result
+from .core import JSON, ServerCore
+from .session import Request, ServerConnection
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _definition(tool: Any) -> JSON:
+    return tool if isinstance(tool, dict) else tool.to_wire()  # type: ignore[no-any-return]
+
+
+def _block(item: Any) -> JSON:
+    if isinstance(item, dict):
+        return item
+    if isinstance(item, str):
+        return {"type": "text", "text": item}
+    block = content_block(item)
+    return block if block is not None else {"type": "text", "text": to_json_text(item)}
+
+
+def to_call_result(value: Any) -> JSON:
+    """A handler's return value as a ``tools/call`` result."""
+    if hasattr(value, "to_wire") and hasattr(value, "isError"):
+        return value.to_wire()  # type: ignore[no-any-return]
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict):
+        return {"content": [_block(item) for item in value[0]], "structuredContent": value[1]}
+    if isinstance(value, dict):
+        return {"content": [{"type": "text", "text": to_json_text(value)}], "structuredContent": value}
+    if isinstance(value, (list, tuple)):
+        return {"content": [_block(item) for item in value]}
+    if value is None:
+        return {"content": []}
+    return {"content": [_block(value)]}
+
+
+class Server(ServerCore):
+    """A server driven by ``list_tools`` / ``call_tool`` handlers."""
+
+    def __init__(self, name: str, version: str | None = None, instructions: str | None = None, **options: Any) -> None:
+        super().__init__(name, version, instructions, **options)
+        self._list_handler: Callable[[], Any] | None = None
+        self._call_handler: Callable[[str, JSON], Any] | None = None
+
+    def list_tools(self) -> Callable[[F], F]:
+        """Decorate the handler that returns the tools (``types.Tool`` objects or dicts)."""
+
+        def register(fn: F) -> F:
+            self._list_handler = fn
+            return fn
+
+        return register
+
+    def call_tool(self) -> Callable[[F], F]:
+        """Decorate the handler called as ``handler(name, arguments)`` for each ``tools/call``."""
+
+        def register(fn: F) -> F:
+            self._call_handler = fn
+            return fn
+
+        return register
+
+    def tools_page(self, request: Request, cursor: str | None) -> Any:  # type: ignore[override]
+        return self._page(request, cursor)
+
+    async def _page(self, request: Request, cursor: str | None) -> JSON:
+        tools: Sequence[Any] = await _maybe_await(self._list_handler()) if self._list_handler else []
+        return self.build_page(request, cursor, [_definition(tool) for tool in tools])
+
+    async def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> JSON:
+        if self._call_handler is None:
+            return await super().invoke_tool(connection, request, name, arguments)
+        handler = self._call_handler
+        try:
+            result = to_call_result(await _maybe_await(handler(name, arguments)))
+        except Exception as exc:
+            source = getattr(getattr(handler, "__code__", None), "co_filename", None)
+            result = failure_result(exc, name, source, self.mask_errors)
+        return shaping.call_result(result, request.features)

@@ -1,0 +1,335 @@
+"""One client connection: messages in, answers out, for both eras of MCP.
+
+A transport hands every received message (one JSON text) to :meth:`ServerConnection.feed`
+and gives a ``send`` callable for what goes back. Legacy clients (2024-11-05 … 2025-11-25)
+``initialize`` once and the connection remembers what was negotiated; modern clients
+(2026-07-28) say everything on each request in ``_meta`` and nothing is remembered
+between requests (JR-32).
+
+Fast methods are answered inline; ``tools/call`` runs as a task, so pipelined calls run
+concurrently and are answered by id, in whatever order they finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import jsonrpc
+from ..errors import RPCError
+from ..protocol import shaping
+from ..protocol.revisions import (
+    FEATURES,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    MODERN_REVISIONS,
+    SUPPORTED_NEWEST_FIRST,
+    Features,
+    negotiate_legacy,
+)
+from .context import LOG_RANK, Context
+
+if TYPE_CHECKING:
+    from .core import ServerCore
+
+logger = logging.getLogger("toolwire")
+
+JSON = dict[str, Any]
+Reply = Callable[[bytes], None]
+
+_LEGACY_ONLY = frozenset({"initialize", "ping", "logging/setLevel"})
+_MODERN_ONLY = frozenset({"server/discover", "subscriptions/listen"})
+
+
+class Request:
+    """What one request said about itself, in either era."""
+
+    __slots__ = ("capabilities", "client_info", "features", "id", "log_level", "meta", "method", "params")
+
+    def __init__(
+        self,
+        mid: str | int,
+        method: str,
+        params: JSON,
+        features: Features,
+        meta: JSON | None,
+        capabilities: JSON | None,
+        client_info: JSON | None,
+        log_level: str | None,
+    ) -> None:
+        self.id = mid
+        self.method = method
+        self.params = params
+        self.features = features
+        self.meta = meta
+        self.capabilities = capabilities
+        self.client_info = client_info
+        self.log_level = log_level
+
+
+class ServerConnection:
+    """The server side of one connection (one stdio pipe pair, one in-memory pair)."""
+
+    def __init__(self, server: ServerCore, send: Reply) -> None:
+        self.server = server
+        self.send = send
+        self.features: Features | None = None  # legacy: negotiated at initialize
+        self.client_info: JSON | None = None
+        self.client_capabilities: JSON | None = None
+        self.log_level: str | None = None
+        self.in_flight: dict[str | int, asyncio.Task[None]] = {}
+        self.closed = False
+        server._connections.add(self)
+
+    # ---------------------------------------------------------------- receiving
+
+    def feed(self, data: bytes | str) -> None:
+        """Handle one received message. Never raises: bad input gets an error response."""
+        try:
+            message = jsonrpc.loads(data)
+        except RPCError as exc:
+            self.send(jsonrpc.error_bytes(None, exc))
+            return
+        if isinstance(message, list):
+            self._batch(message)
+        else:
+            self._message(message, self.send)
+
+    def _message(self, message: Any, reply: Reply) -> bool:
+        """Dispatch one decoded message; True if a response will be sent through ``reply``."""
+        try:
+            kind = jsonrpc.classify(message)
+        except RPCError as exc:
+            reply(jsonrpc.error_bytes(jsonrpc.request_id(message), exc))
+            return True
+        if kind == "request":
+            self._request(message, reply)
+            return True
+        if kind == "notification":
+            try:
+                self._notification(message)
+            except Exception:  # a notification is never answered, not even with an error
+                logger.exception("Failed to handle notification %r", message.get("method"))
+        return False
+
+    def _batch(self, batch: list[Any]) -> None:
+        # Only 2025-03-26 defined batches (JR-15), and never with initialize in them.
+        if not batch or self.features is None or not self.features.batches:
+            self.send(jsonrpc.error_bytes(None, RPCError(jsonrpc.INVALID_REQUEST, "Invalid request: batches are not supported")))
+            return
+        parts: list[bytes] = []
+        expected = 0
+
+        def collect(data: bytes) -> None:
+            parts.append(data)
+            if len(parts) == expected:
+                self.send(b"[" + b",".join(parts) + b"]")
+
+        for message in batch:
+            if isinstance(message, dict) and message.get("method") == "initialize":
+                message = {"jsonrpc": "2.0", "id": message.get("id"), "method": "<initialize in batch>"}
+            expected += self._message(message, collect)
+
+    def _notification(self, message: JSON) -> None:
+        method = message["method"]
+        params = message.get("params") or {}
+        if method == "notifications/cancelled":
+            task = self.in_flight.get(params.get("requestId"))  # type: ignore[arg-type]
+            if task is not None:  # unknown or late cancels are ignored (CN-07)
+                logger.debug("Request %r cancelled: %s", params.get("requestId"), params.get("reason"))
+                task.cancel()
+        # notifications/initialized and anything else need no action.
+
+    # ---------------------------------------------------------------- requests
+
+    def _request(self, message: JSON, reply: Reply) -> None:
+        mid = message["id"]
+        method = message["method"]
+        params = message.get("params") or {}
+        try:
+            if method == "initialize":
+                reply(jsonrpc.result_bytes(mid, self._initialize(params)))
+                return
+            request = self._resolve(mid, method, params)
+            handler = self.server.methods.get(method)
+            if handler is None or method in (_LEGACY_ONLY if request.features.modern else _MODERN_ONLY):
+                raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+            outcome = handler(self, request)
+        except RPCError as exc:
+            reply(jsonrpc.error_bytes(mid, exc))
+            return
+        except Exception:
+            logger.exception("Internal error handling %s", method)
+            reply(jsonrpc.error_bytes(mid, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error")))
+            return
+        if isinstance(outcome, bytes):  # a pre-serialized result
+            reply(b'{"jsonrpc":"2.0","id":' + jsonrpc.dumps(mid) + b',"result":' + outcome + b"}")
+        elif isinstance(outcome, dict):
+            reply(jsonrpc.result_bytes(mid, shaping.complete(outcome, request.features, self.server.info_for(request.features))))
+        else:  # a coroutine: answered when it finishes
+            task = asyncio.ensure_future(self._run(request, outcome, reply))
+            self.in_flight[mid] = task
+            task.add_done_callback(lambda _t, mid=mid: self.in_flight.pop(mid, None))
+
+    def _resolve(self, mid: str | int, method: str, params: JSON) -> Request:
+        """Work out which revision a request speaks and what its client can do."""
+        meta = params.get("_meta")
+        if not isinstance(meta, dict):
+            meta = None
+        version = meta.get(META_PROTOCOL_VERSION) if meta else None
+        if version is not None and (version in MODERN_REVISIONS or self.features is None):
+            if version not in MODERN_REVISIONS:
+                raise RPCError(
+                    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
+                    "Unsupported protocol version",
+                    {"supported": list(SUPPORTED_NEWEST_FIRST), "requested": version},
+                )
+            capabilities = meta.get(META_CLIENT_CAPABILITIES)  # type: ignore[union-attr]
+            if not isinstance(capabilities, dict):
+                raise RPCError(
+                    jsonrpc.INVALID_PARAMS,
+                    f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] is required and must be an object",
+                )
+            level = meta.get(META_LOG_LEVEL)  # type: ignore[union-attr]
+            if level is not None and level not in LOG_RANK:
+                raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {level!r}")
+            info = meta.get(META_CLIENT_INFO)  # type: ignore[union-attr]
+            return Request(mid, method, params, FEATURES[version], meta, capabilities, info, level)
+        if self.features is not None:
+            return Request(
+                mid, method, params, self.features, meta, self.client_capabilities, self.client_info, self.log_level
+            )
+        if method == "ping":  # allowed before initialization (PI-01)
+            return Request(mid, method, params, FEATURES[SUPPORTED_NEWEST_FIRST[-1]], meta, None, None, None)
+        raise RPCError(
+            jsonrpc.INVALID_PARAMS,
+            f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] is required "
+            "(or send initialize first to use a revision before 2026-07-28)",
+        )
+
+    def _initialize(self, params: JSON) -> JSON:
+        features = FEATURES[negotiate_legacy(params.get("protocolVersion"))]
+        self.features = features
+        capabilities = params.get("capabilities")
+        self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
+        info = params.get("clientInfo")
+        self.client_info = info if isinstance(info, dict) else None
+        result: JSON = {
+            "protocolVersion": features.revision,
+            "capabilities": self.server.capabilities(features),
+            "serverInfo": self.server.info_for(features),
+        }
+        if self.server.instructions:
+            result["instructions"] = self.server.instructions
+        return result
+
+    async def _run(self, request: Request, work: Any, reply: Reply) -> None:
+        try:
+            result = await work
+        except asyncio.CancelledError:
+            return  # a cancelled request gets no response (CN-04)
+        except RPCError as exc:
+            data = jsonrpc.error_bytes(request.id, exc)
+        except Exception:
+            logger.exception("Internal error handling %s", request.method)
+            data = jsonrpc.error_bytes(request.id, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error"))
+        else:
+            result = shaping.complete(result, request.features, self.server.info_for(request.features))
+            data = jsonrpc.result_bytes(request.id, result)
+        if not self.closed:
+            reply(data)
+
+    # ---------------------------------------------------------------- sending
+
+    def notify(self, method: str, params: JSON | None = None) -> None:
+        if not self.closed:
+            self.send(jsonrpc.notification_bytes(method, params))
+
+    def context_for(self, request: Request) -> Context:
+        meta = request.meta or {}
+        return Context(
+            self,
+            request.id,
+            request.features,
+            client_info=request.client_info,
+            client_capabilities=request.capabilities,
+            progress_token=meta.get("progressToken"),
+            log_level=request.log_level,
+            meta=meta,
+        )
+
+    async def drain(self, grace: float) -> None:
+        """Give in-flight calls ``grace`` seconds to finish, then cancel the rest."""
+        pending = [task for task in self.in_flight.values() if not task.done()]
+        if pending:
+            _done, late = await asyncio.wait(pending, timeout=grace)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late, timeout=1.0)
+        self.close()
+
+    def close(self) -> None:
+        self.closed = True
+        self.server._connections.discard(self)
+
+
+# ---------------------------------------------------------------- method handlers
+# Each takes (connection, request) and returns a result dict, pre-serialized result
+# bytes, or a coroutine whose value is the result.
+
+
+def _ping(connection: ServerConnection, request: Request) -> JSON:
+    return {}
+
+
+def _set_level(connection: ServerConnection, request: Request) -> JSON:
+    level = request.params.get("level")
+    if level not in LOG_RANK:
+        raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {level!r}")
+    connection.log_level = level
+    return {}
+
+
+def _discover(connection: ServerConnection, request: Request) -> JSON:
+    server = connection.server
+    result: JSON = {
+        "supportedVersions": list(MODERN_REVISIONS),
+        "capabilities": server.capabilities(request.features),
+    }
+    if server.instructions:
+        result["instructions"] = server.instructions
+    return shaping.cacheable(result, request.features, server.discover_ttl_ms, "public")
+
+
+def _list_tools(connection: ServerConnection, request: Request) -> bytes:
+    cursor = request.params.get("cursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+    return connection.server.tools_page(request, cursor)
+
+
+def _call_tool(connection: ServerConnection, request: Request) -> Any:
+    params = request.params
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: tools/call needs a "name" string')
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    elif not isinstance(arguments, dict):
+        raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+    return connection.server.invoke_tool(connection, request, name, arguments)
+
+
+METHODS: dict[str, Callable[[ServerConnection, Request], Any]] = {
+    "ping": _ping,
+    "logging/setLevel": _set_level,
+    "server/discover": _discover,
+    "tools/list": _list_tools,
+    "tools/call": _call_tool,
+}

@@ -1,0 +1,236 @@
+"""The tool model: a Python callable plus everything MCP says about it.
+
+A :class:`Tool` is built once at registration (name checks, schemas, annotations) and
+knows how to run itself: validate the arguments, call the function, and turn the
+outcome — a value or an exception — into a ``tools/call`` result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import re
+import secrets
+import sys
+import sysconfig
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .content import text_result, to_result
+from .errors import RegistrationError, ToolError
+from .schema import FunctionSchema, InvalidArguments, function_schema
+
+logger = logging.getLogger("toolwire")
+
+JSON = dict[str, Any]
+RunSync = Callable[[Callable[..., Any], dict[str, Any]], Awaitable[Any]]
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+_ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+# Exceptions that tool authors raise on purpose to tell the model what went wrong. Their
+# message is shown when the tool's own code raised them; from inside a library it is masked.
+EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError,
+    TypeError,
+    LookupError,
+    ArithmeticError,
+    PermissionError,
+    FileNotFoundError,
+    FileExistsError,
+    IsADirectoryError,
+    NotADirectoryError,
+    NotImplementedError,
+    TimeoutError,
+)
+
+
+def check_name(name: str) -> str:
+    """A tool name as the spec recommends (TL-11, TL-13): 1-128 chars of ``A-Za-z0-9_.-``."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise RegistrationError(
+            f"Invalid tool name {name!r}: use 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.'"
+        )
+    return name
+
+
+def _annotations_dict(annotations: Any) -> JSON | None:
+    if annotations is None:
+        return None
+    if hasattr(annotations, "model_dump"):
+        annotations = annotations.model_dump(exclude_none=True)
+    if not isinstance(annotations, Mapping):
+        raise RegistrationError("annotations must be a dict or a types.ToolAnnotations")
+    unknown = set(annotations) - _ANNOTATION_KEYS
+    if unknown:
+        raise RegistrationError(
+            f"Unknown tool annotation(s) {sorted(unknown)}; known: {sorted(_ANNOTATION_KEYS)}"
+        )
+    return {k: v for k, v in annotations.items() if v is not None} or None
+
+
+def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    target = _unwrap(fn)
+    if inspect.iscoroutinefunction(target):
+        return True
+    call = getattr(target, "__call__", None)  # noqa: B004 - callable objects
+    return not inspect.isfunction(target) and not inspect.ismethod(target) and (
+        inspect.iscoroutinefunction(call)
+    )
+
+
+class Tool:
+    """One registered tool."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: Any = None,
+        output_schema: JSON | None | bool = True,
+        structured_output: bool | None = None,
+        timeout: float | None = None,
+        tags: Iterable[str] = (),
+        meta: JSON | None = None,
+        icons: list[Any] | None = None,
+        inject: tuple[type, ...] = (),
+        schema_profile: str = "portable",
+    ) -> None:
+        if not callable(fn):
+            raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
+        target = _unwrap(fn)
+        self.fn = fn
+        self.name = check_name(name or getattr(target, "__name__", type(target).__name__))
+        if output_schema is False:
+            structured_output = False
+        try:
+            self.schema: FunctionSchema = function_schema(
+                fn, inject=inject, profile=schema_profile, structured_output=structured_output  # type: ignore[arg-type]
+            )
+        except (TypeError, ValueError) as exc:
+            raise RegistrationError(f"Tool {self.name!r}: {exc}") from exc
+        if isinstance(output_schema, dict):
+            self.schema.output_schema = output_schema
+        self.title = title
+        self.description = description if description is not None else self.schema.description
+        self.annotations = _annotations_dict(annotations)
+        self.timeout = timeout
+        self.tags = frozenset(tags)
+        self.meta = meta
+        self.icons = [i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()]
+        self.is_async = _is_async(fn)
+        self.enabled = True
+        self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
+        self.definition = self._definition()
+
+    def _definition(self) -> JSON:
+        """The tool as the newest revision describes it; shaping cuts it down per revision."""
+        definition: JSON = {"name": self.name}
+        if self.title:
+            definition["title"] = self.title
+        if self.description:
+            definition["description"] = self.description
+        definition["inputSchema"] = self.schema.input_schema
+        if self.schema.output_schema is not None:
+            definition["outputSchema"] = self.schema.output_schema
+        if self.annotations:
+            definition["annotations"] = self.annotations
+        if self.icons:
+            definition["icons"] = self.icons
+        if self.meta:
+            definition["_meta"] = self.meta
+        return definition
+
+    async def run(self, arguments: JSON, injected: Any, run_sync: RunSync, *, mask_errors: bool) -> JSON:
+        """Call the tool; every outcome becomes a result (never an exception)."""
+        try:
+            kwargs = self.schema.validate(arguments)
+        except InvalidArguments as exc:
+            return text_result(f"Invalid arguments for tool '{self.name}': {exc}", is_error=True)
+        for param in self.schema.injected:
+            kwargs[param] = injected
+        try:
+            if self.is_async:
+                call = self.fn(**kwargs)
+            else:
+                call = run_sync(self.fn, kwargs)
+            if self.timeout is not None:
+                value = await asyncio.wait_for(call, self.timeout)
+            else:
+                value = await call
+        except Exception as exc:
+            if self.timeout is not None and isinstance(exc, asyncio.TimeoutError):
+                return text_result(f"Tool '{self.name}' timed out after {self.timeout:g} s", is_error=True)
+            return self._failure(exc, mask_errors)
+        try:
+            return to_result(value, self.schema)
+        except Exception as exc:  # the return value does not fit the declared output
+            reference = secrets.token_hex(4)
+            logger.error(
+                "Tool %r returned a value that does not match its output schema (reference %s)",
+                self.name,
+                reference,
+                exc_info=exc,
+            )
+            return text_result(
+                f"Tool '{self.name}' returned a result that does not match its output schema "
+                f"(reference {reference})",
+                is_error=True,
+            )
+
+    def _failure(self, exc: BaseException, mask_errors: bool) -> JSON:
+        return failure_result(exc, self.name, self._source, mask_errors)
+
+
+def failure_result(exc: BaseException, tool: str, source: str | None, mask_errors: bool) -> JSON:
+    """The ``isError`` result for an exception a tool raised (see DESIGN "Errors").
+
+    ``ToolError`` and the expected exceptions raised by the tool's own code (``source`` is
+    the file it is defined in) show their message; anything else is masked behind a
+    reference id, with the traceback in the server log.
+    """
+    if isinstance(exc, ToolError) or (isinstance(exc, EXPECTED_ERRORS) and _raised_by(exc, source)):
+        return text_result(str(exc) or type(exc).__name__, is_error=True)
+    reference = secrets.token_hex(4)
+    logger.error("Tool %r failed (reference %s)", tool, reference, exc_info=exc)
+    if not mask_errors:
+        return text_result(f"{type(exc).__name__}: {exc} (reference {reference})", is_error=True)
+    return text_result(f"Tool '{tool}' failed with an internal error (reference {reference})", is_error=True)
+
+
+@functools.lru_cache(maxsize=1)
+def _library_roots() -> tuple[str, ...]:
+    roots = {str(Path(__file__).resolve().parent)}
+    for scheme_paths in (sysconfig.get_paths(), sysconfig.get_paths(vars={"base": sys.base_prefix})):
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            if key in scheme_paths:
+                roots.add(str(Path(scheme_paths[key]).resolve()))
+    return tuple(roots)
+
+
+def _raised_by(exc: BaseException, tool_source: str | None) -> bool:
+    """True if the innermost Python frame of ``exc`` is the tool's own code, not a library's."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    filename = tb.tb_frame.f_code.co_filename
+    if filename == tool_source:
+        return True
+    if filename.startswith("<"):
+        return False
+    resolved = str(Path(filename).resolve())
+    return not resolved.startswith(_library_roots())

@@ -1,0 +1,1 @@
+"""Transports move messages, not meaning: stdio, in-memory (and HTTP as an extra)."""

@@ -1,0 +1,38 @@
+"""The transport contract on the client side: send a message, receive messages, close."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+
+class ClientTransport(Protocol):
+    """A message pipe to one server. ``receive`` returns None once the server is gone."""
+
+    async def send(self, data: bytes) -> None: ...
+
+    async def receive(self) -> bytes | None: ...
+
+    async def close(self) -> None: ...
+
+
+class QueueReceiver:
+    """Incoming messages in a queue; ``None`` marks the end of the stream."""
+
+    def __init__(self) -> None:
+        self.incoming: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.ended = False
+
+    def deliver(self, data: bytes) -> None:
+        if not self.ended:
+            self.incoming.put_nowait(data)
+
+    def end(self) -> None:
+        if not self.ended:
+            self.ended = True
+            self.incoming.put_nowait(None)
+
+    async def receive(self) -> bytes | None:
+        if self.ended and self.incoming.empty():
+            return None
+        return await self.incoming.get()

@@ -1,0 +1,192 @@
+"""Serving one client over stdin/stdout, one JSON-RPC message per line.
+
+While serving, the real stdout belongs to the protocol alone (SI-04): file descriptor 1
+is pointed at stderr, so ``print()`` in a tool or a library — even from C code — ends
+up on stderr, and protocol messages go out through a private duplicate of the original
+descriptor. Lines are split in ``data_received`` (no per-line await), and answers are
+written in one go per event-loop pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from .. import jsonrpc
+from ..errors import RPCError
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
+    from ..server.session import ServerConnection
+
+logger = logging.getLogger("toolwire")
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+class _LineProtocol(asyncio.Protocol):
+    """Splits the incoming byte stream into lines and feeds them to the connection."""
+
+    def __init__(self, connection: ServerConnection, eof: asyncio.Future[None], max_bytes: int) -> None:
+        self.connection = connection
+        self.eof = eof
+        self.max_bytes = max_bytes
+        self.buffer = bytearray()
+        self.discarding = False
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        feed = self.connection.feed
+        start = 0
+        while True:
+            end = buffer.find(b"\n", start)
+            if end < 0:
+                break
+            if self.discarding:
+                self.discarding = False
+            else:
+                line = bytes(buffer[start:end])
+                if line.strip():
+                    feed(line)
+            start = end + 1
+        del buffer[:start]
+        if len(buffer) > self.max_bytes:
+            buffer.clear()
+            if not self.discarding:
+                self.discarding = True
+                error = RPCError(jsonrpc.INVALID_REQUEST, f"Invalid request: message larger than {self.max_bytes} bytes")
+                self.connection.send(jsonrpc.error_bytes(None, error))
+
+    def eof_received(self) -> bool:
+        if self.buffer.strip() and not self.discarding:
+            self.connection.feed(bytes(self.buffer))
+        self.buffer.clear()
+        if not self.eof.done():
+            self.eof.set_result(None)
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.eof.done():
+            self.eof.set_result(None)
+
+
+class _Writer:
+    """Collects outgoing lines and writes them once per loop pass."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, transport: Any) -> None:
+        self.loop = loop
+        self.transport = transport
+        self.pending: list[bytes] = []
+
+    def send(self, data: bytes) -> None:
+        pending = self.pending
+        if not pending:
+            self.loop.call_soon(self.flush)
+        pending.append(data)
+        pending.append(b"\n")
+
+    def flush(self) -> None:
+        if self.pending:
+            data = b"".join(self.pending)
+            self.pending.clear()
+            if not self.transport.is_closing():
+                self.transport.write(data)
+
+
+class _WriteProtocol(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+class _ThreadWriter:
+    """Writer for an output that is not a pipe (a regular file, a terminal)."""
+
+    def __init__(self, fd: int) -> None:
+        self.file = os.fdopen(fd, "wb", buffering=0)
+
+    def write(self, data: bytes) -> None:
+        self.file.write(data)
+
+    def is_closing(self) -> bool:
+        return self.file.closed
+
+    def close(self) -> None:
+        self.file.close()
+
+
+@contextlib.contextmanager
+def protected_stdout() -> Iterator[int]:
+    """Give the protocol a private copy of stdout and send everything else to stderr."""
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    saved_fd = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield protocol_fd
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os.dup2(saved_fd, 1)
+        os.close(saved_fd)
+
+
+def _quiet_logging_default() -> None:
+    """Make sure toolwire's own records reach stderr if the application set up nothing."""
+    if not logging.getLogger().handlers and not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+async def serve_stdio(server: ServerCore, *, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
+    """Serve ``server`` on this process's stdin/stdout until stdin closes."""
+    _quiet_logging_default()
+    loop = asyncio.get_running_loop()
+    with protected_stdout() as out_fd:
+        out_file = os.fdopen(out_fd, "wb", buffering=0)
+        write_protocol: _WriteProtocol | None = None
+        try:
+            write_transport, write_protocol = await loop.connect_write_pipe(_WriteProtocol, out_file)
+        except ValueError:  # not a pipe: write synchronously
+            write_transport = _ThreadWriter(out_fd)
+        writer = _Writer(loop, write_transport)
+        connection = server.connect(writer.send)
+        eof: asyncio.Future[None] = loop.create_future()
+        try:
+            read_transport, _ = await loop.connect_read_pipe(
+                lambda: _LineProtocol(connection, eof, max_message_bytes), sys.stdin.buffer
+            )
+        except ValueError:  # stdin is a regular file: read it on a thread
+            read_transport = None
+            loop.run_in_executor(None, _read_blocking, loop, connection, eof)
+        try:
+            await eof
+            await connection.drain(server.shutdown_grace)
+        finally:
+            writer.flush()
+            if read_transport is not None:
+                read_transport.close()
+            write_transport.close()
+            if write_protocol is not None:  # let the last answers leave before exiting
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(write_protocol.closed), 5.0)
+            server.runner.shutdown()
+
+
+def _read_blocking(loop: asyncio.AbstractEventLoop, connection: ServerConnection, eof: asyncio.Future[None]) -> None:
+    for line in sys.stdin.buffer:
+        if line.strip():
+            loop.call_soon_threadsafe(connection.feed, line)
+    loop.call_soon_threadsafe(eof.set_result, None)
