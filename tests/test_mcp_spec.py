@@ -219,6 +219,11 @@ def test_legacy_schemas_are_open_but_typed(revision: str) -> None:
     rejects({"isError": False}, "CallToolResult", revision)
     rejects({"name": "add"}, "Tool", revision)
     rejects({**TOOL, "inputSchema": {"type": "array"}}, "Tool", revision)
+    # property schemas must be objects: a boolean subschema (`"x": true`) is rejected up to
+    # 2025-11-25, while 2026-07-28 accepts any 2020-12 schema with root type object
+    boolean_property = {**TOOL, "inputSchema": {"type": "object", "properties": {"x": True}}}
+    rejects(boolean_property, "Tool", revision)
+    validate_definition(boolean_property, "Tool", LATEST)
     rejects({"content": [{"type": "text"}]}, "CallToolResult", revision)
 
 

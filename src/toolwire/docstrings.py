@@ -114,7 +114,7 @@ def parse_docstring(doc: str | None) -> Docstring:
     if not doc:
         return _EMPTY
     text = doc.strip() if "\n" not in doc else cleandoc(doc)
-    if not text:
+    if not text or text.isspace():
         return _EMPTY
     if _HINT.search(text) is None:
         return Docstring(text, {}, None)

@@ -15,6 +15,7 @@ import re
 import secrets
 import sys
 import sysconfig
+from time import perf_counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,18 @@ EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
     NotImplementedError,
     TimeoutError,
 )
+
+
+# How sync tools run. A sync function starts on worker threads, so a slow one never stalls
+# the event loop. Handing a call to a thread and back costs ~35 us, more than most quick
+# tools take, so a tool whose last QUICK_CALLS_TO_INLINE calls each finished within
+# QUICK_CALL_S runs inline from then on. An inline call that takes longer than
+# DEMOTE_AFTER_S sends the tool back to threads for good, with a warning. `blocking=True`
+# keeps a tool on threads always; `blocking=False` runs it inline from the start; a tool
+# with a timeout always runs on a thread (an inline call could not be interrupted).
+QUICK_CALL_S = 0.0002
+QUICK_CALLS_TO_INLINE = 8
+DEMOTE_AFTER_S = 0.002
 
 
 def check_name(name: str) -> str:
@@ -102,6 +115,7 @@ class Tool:
         output_schema: JSON | None | bool = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
+        blocking: bool | None = None,
         tags: Iterable[str] = (),
         meta: JSON | None = None,
         icons: list[Any] | None = None,
@@ -131,6 +145,11 @@ class Tool:
         self.meta = meta
         self.icons = [i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()]
         self.is_async = _is_async(fn)
+        self.blocking = blocking
+        # A sync tool runs inline on the event loop when told it never blocks, or once it
+        # has proven quick (see "How sync tools run" below).
+        self.inline = not self.is_async and blocking is False and timeout is None
+        self._quick_calls = 0
         self.enabled = True
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.definition = self._definition()
@@ -156,24 +175,75 @@ class Tool:
     async def run(self, arguments: JSON, injected: Any, run_sync: RunSync, *, mask_errors: bool) -> JSON:
         """Call the tool; every outcome becomes a result (never an exception)."""
         try:
-            kwargs = self.schema.validate(arguments)
+            kwargs = self._arguments(arguments, injected)
         except InvalidArguments as exc:
-            return text_result(f"Invalid arguments for tool '{self.name}': {exc}", is_error=True)
-        for param in self.schema.injected:
-            kwargs[param] = injected
+            return self._invalid(exc)
         try:
             if self.is_async:
                 call = self.fn(**kwargs)
             else:
-                call = run_sync(self.fn, kwargs)
+                call = run_sync(self._timed, {"kwargs": kwargs})
             if self.timeout is not None:
-                value = await asyncio.wait_for(call, self.timeout)
+                outcome = await asyncio.wait_for(call, self.timeout)
             else:
-                value = await call
+                outcome = await call
         except Exception as exc:
             if self.timeout is not None and isinstance(exc, asyncio.TimeoutError):
                 return text_result(f"Tool '{self.name}' timed out after {self.timeout:g} s", is_error=True)
             return self._failure(exc, mask_errors)
+        if self.is_async:
+            return self._result(outcome)
+        value, elapsed = outcome
+        self._observe(elapsed)
+        return self._result(value)
+
+    def run_inline(self, arguments: JSON, injected: Any, *, mask_errors: bool) -> JSON:
+        """Call a sync tool right here, on the event loop (only when :attr:`inline`)."""
+        try:
+            kwargs = self._arguments(arguments, injected)
+        except InvalidArguments as exc:
+            return self._invalid(exc)
+        try:
+            value, elapsed = self._timed(kwargs)
+        except Exception as exc:
+            return self._failure(exc, mask_errors)
+        if elapsed > DEMOTE_AFTER_S and self.blocking is None:
+            self.inline = False
+            self._quick_calls = 0
+            logger.warning(
+                "Tool %r ran for %.1f ms on the event loop; it runs on worker threads from now on "
+                "(declare blocking=True to start it there)",
+                self.name,
+                elapsed * 1000,
+            )
+        return self._result(value)
+
+    def _arguments(self, arguments: JSON, injected: Any) -> dict[str, Any]:
+        kwargs = self.schema.validate(arguments)
+        for param in self.schema.injected:
+            kwargs[param] = injected
+        return kwargs
+
+    def _invalid(self, exc: InvalidArguments) -> JSON:
+        return text_result(f"Invalid arguments for tool '{self.name}': {exc}", is_error=True)
+
+    def _timed(self, kwargs: dict[str, Any]) -> tuple[Any, float]:
+        start = perf_counter()
+        value = self.fn(**kwargs)
+        return value, perf_counter() - start
+
+    def _observe(self, elapsed: float) -> None:
+        """Count quick thread calls; enough of them in a row move the tool inline."""
+        if self.blocking is not None or self.timeout is not None:
+            return
+        if elapsed < QUICK_CALL_S:
+            self._quick_calls += 1
+            if self._quick_calls >= QUICK_CALLS_TO_INLINE:
+                self.inline = True
+        else:
+            self._quick_calls = 0
+
+    def _result(self, value: Any) -> JSON:
         try:
             return to_result(value, self.schema)
         except Exception as exc:  # the return value does not fit the declared output

@@ -103,7 +103,8 @@ class ServerCore:
         """Definitions of the tools this request may see, in a stable order."""
         return []
 
-    async def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> JSON:
+    def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> Any:
+        """The ``tools/call`` result (shaped for the request's revision), or a coroutine of it."""
         raise unknown_tool(name, [])
 
     def tools_page(self, request: Request, cursor: str | None) -> bytes:

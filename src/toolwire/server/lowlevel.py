@@ -103,10 +103,12 @@ class Server(ServerCore):
         tools: Sequence[Any] = await _maybe_await(self._list_handler()) if self._list_handler else []
         return self.build_page(request, cursor, [_definition(tool) for tool in tools])
 
-    async def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> JSON:
+    def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> Any:
         if self._call_handler is None:
-            return await super().invoke_tool(connection, request, name, arguments)
-        handler = self._call_handler
+            return super().invoke_tool(connection, request, name, arguments)
+        return self._invoke(self._call_handler, request, name, arguments)
+
+    async def _invoke(self, handler: Callable[..., Any], request: Request, name: str, arguments: JSON) -> JSON:
         try:
             result = to_call_result(await _maybe_await(handler(name, arguments)))
         except Exception as exc:

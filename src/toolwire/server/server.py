@@ -70,6 +70,7 @@ class Server(ServerCore):
         output_schema: JSON | None | bool = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
+        blocking: bool | None = None,
         tags: Iterable[str] = (),
         meta: JSON | None = None,
         icons: list[Any] | None = None,
@@ -123,10 +124,19 @@ class Server(ServerCore):
             self._listing = [tool.definition for tool in self._tools.values() if tool.enabled]
         return self._listing
 
-    async def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> JSON:
+    def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> Any:
         tool = self._tools.get(name)
         if tool is None or not tool.enabled:
             raise unknown_tool(name, [t.name for t in self._tools.values() if t.enabled])
+        if tool.inline:  # answered right away, no task needed
+            context = connection.context_for(request) if tool.schema.injected else None
+            result = tool.run_inline(arguments, context, mask_errors=self.mask_errors)
+            if context is not None:
+                context._finish()
+            return shaping.call_result(result, request.features)
+        return self._invoke(tool, connection, request, arguments)
+
+    async def _invoke(self, tool: Tool, connection: ServerConnection, request: Request, arguments: JSON) -> JSON:
         context = connection.context_for(request) if tool.schema.injected else None
         try:
             result = await tool.run(arguments, context, self.runner.run, mask_errors=self.mask_errors)
