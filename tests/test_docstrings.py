@@ -14,7 +14,9 @@ def test_empty_and_none() -> None:
 
 
 def test_one_line() -> None:
-    assert parse_docstring("  Add two numbers together.  ") == Docstring("Add two numbers together.", {}, None)
+    assert parse_docstring("  Add two numbers together.  ") == Docstring(
+        "Add two numbers together.", {}, None
+    )
 
 
 def test_docstring_is_frozen() -> None:
@@ -34,7 +36,9 @@ def test_plain_multiline_is_cleaned() -> None:
         """
     )
     assert doc == Docstring(
-        "Summary line.\n\nBody paragraph one,\n    indented detail.\n\nBody paragraph two.", {}, None
+        "Summary line.\n\nBody paragraph one,\n    indented detail.\n\nBody paragraph two.",
+        {},
+        None,
     )
 
 
@@ -74,7 +78,9 @@ def test_google_style() -> None:
     assert doc.returns == "The matching user names."
 
 
-@pytest.mark.parametrize("header", ["Args", "Arguments", "Parameters", "Params", "Keyword Args", "args"])
+@pytest.mark.parametrize(
+    "header", ["Args", "Arguments", "Parameters", "Params", "Keyword Args", "args"]
+)
 def test_google_header_variants(header: str) -> None:
     doc = parse_docstring(f"Do it.\n\n{header}:\n    x: The x.\n")
     assert doc == Docstring("Do it.", {"x": "The x."}, None)
@@ -113,7 +119,9 @@ def test_admonitions_and_prose_with_colons_stay() -> None:
 
 
 def test_only_sections_gives_no_description() -> None:
-    assert parse_docstring("\n    Args:\n        a: The a.\n    ") == Docstring(None, {"a": "The a."}, None)
+    assert parse_docstring("\n    Args:\n        a: The a.\n    ") == Docstring(
+        None, {"a": "The a."}, None
+    )
 
 
 def test_numpy_style() -> None:
@@ -198,7 +206,9 @@ def test_rest_unknown_field_stays_in_description() -> None:
 
 
 def test_first_line_on_opening_quotes_and_indented_rest() -> None:
-    doc = parse_docstring("Summary here.\n    Args:\n        a: The a.\n    Returns:\n        Nothing much.\n    ")
+    doc = parse_docstring(
+        "Summary here.\n    Args:\n        a: The a.\n    Returns:\n        Nothing much.\n    "
+    )
     assert doc == Docstring("Summary here.", {"a": "The a."}, "Nothing much.")
 
 

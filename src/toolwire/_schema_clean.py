@@ -51,11 +51,12 @@ def clean_schema(schema: dict[str, Any], *, for_input: bool) -> dict[str, Any]:
     defs: dict[str, Any] = schema.get("$defs") or {}
     cleaner = _Cleaner(defs, _recursive(defs), for_input)
     root = {k: v for k, v in schema.items() if k != "$defs"}
-    out = cleaner.clean(root)
+    out: dict[str, Any] = cleaner.clean(root)
     ref = out.get("$ref")
     if isinstance(ref, str) and ref.startswith(_DEFS_PREFIX) and ref[len(_DEFS_PREFIX) :] in defs:
         siblings = {k: v for k, v in out.items() if k != "$ref"}
-        out = order_keys({**cleaner.clean(defs[ref[len(_DEFS_PREFIX) :]]), **siblings})
+        target: dict[str, Any] = cleaner.clean(defs[ref[len(_DEFS_PREFIX) :]])
+        out = order_keys({**target, **siblings})
     kept = cleaner.kept_defs()
     if kept:
         out["$defs"] = kept
@@ -117,7 +118,9 @@ class _Cleaner:
             elif key in _SCHEMA_LISTS and isinstance(value, list):
                 out[key] = [self.clean(v) for v in value]
             elif key in _SCHEMA_ONE:
-                out[key] = [self.clean(v) for v in value] if isinstance(value, list) else self.clean(value)
+                out[key] = (
+                    [self.clean(v) for v in value] if isinstance(value, list) else self.clean(value)
+                )
             else:
                 out[key] = value
         all_of = out.get("allOf")

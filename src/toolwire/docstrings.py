@@ -104,7 +104,9 @@ _NUMPY_ENTRY = re.compile(r"^(\*{0,2}[A-Za-z_]\w*(?:\s*,\s*\*{0,2}[A-Za-z_]\w*)*
 # reST field: ":param int name: text", ":returns: text", ":raises ValueError:".
 _REST_FIELD = re.compile(r"^:([A-Za-z]+)(?:\s+([^:]*?))?\s*:(?:\s+(.*)|\s*$)")
 # A type in front of a Google "Returns:" text ("int: the sum").
-_RETURN_TYPE = re.compile(r"^[A-Za-z_][\w.]*(?:\[[^\]]*\])?(?:\s*\|\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])?)*\s*:\s+")
+_RETURN_TYPE = re.compile(
+    r"^[A-Za-z_][\w.]*(?:\[[^\]]*\])?(?:\s*\|\s*[A-Za-z_][\w.]*(?:\[[^\]]*\])?)*\s*:\s+"
+)
 
 _EMPTY = Docstring(None, {}, None)
 
@@ -172,7 +174,10 @@ class _Parser:
                 return 0
             j = i + 2
             while j < n and not (
-                j + 1 < n and lines[j].strip() and _is_underline(lines[j + 1]) and _indent(lines[j]) <= indent
+                j + 1 < n
+                and lines[j].strip()
+                and _is_underline(lines[j + 1])
+                and _indent(lines[j]) <= indent
             ):
                 j += 1
             self._numpy(kind, lines[i + 2 : j])

@@ -153,7 +153,11 @@ def _function_schema(
         input_schema, make_validator = _pydantic_input(name, func, params, doc, portable)
 
     if structured_output is False:
-        output: tuple[dict[str, Any] | None, bool, Callable[[], Dumper]] = (None, False, _generic_dumper)
+        output: tuple[dict[str, Any] | None, bool, Callable[[], Dumper]] = (
+            None,
+            False,
+            _generic_dumper,
+        )
     elif allow_fast and (ret is _EMPTY or ret is None or ret is Any or ret in _FAST_RETURNS):
         output = _fast_output(ret, structured_output, name)
     else:
@@ -200,7 +204,7 @@ def _signature(fn: Callable[..., Any], func: Any, name: str) -> inspect.Signatur
     for p in sig.parameters.values():
         if isinstance(p.annotation, str):
             try:
-                p = p.replace(annotation=eval(p.annotation, namespace))  # noqa: S307
+                p = p.replace(annotation=eval(p.annotation, namespace))
             except Exception as exc:
                 raise TypeError(
                     f"tool {name!r}: cannot resolve the annotation {p.annotation!r} of "
@@ -210,7 +214,7 @@ def _signature(fn: Callable[..., Any], func: Any, name: str) -> inspect.Signatur
     ret = sig.return_annotation
     if isinstance(ret, str):
         try:
-            ret = eval(ret, namespace)  # noqa: S307
+            ret = eval(ret, namespace)
         except Exception:
             ret = _EMPTY  # an unresolvable return annotation only costs the output schema
     return sig.replace(parameters=params, return_annotation=ret)
@@ -313,7 +317,9 @@ def _fast_validator(fields: list[_FastField]) -> Validator:
         if default is _EMPTY:
             typed[name] = cs.typed_dict_field(schema, required=True)
         else:
-            typed[name] = cs.typed_dict_field(cs.with_default_schema(schema, default=default), required=False)
+            typed[name] = cs.typed_dict_field(
+                cs.with_default_schema(schema, default=default), required=False
+            )
     validate = SchemaValidator(cs.typed_dict_schema(typed)).validate_python
 
     def run(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -347,7 +353,11 @@ def _no_output_schema(name: str, ret: Any) -> typing.NoReturn:
 def _wrap(schema: dict[str, Any]) -> dict[str, Any]:
     inner = dict(schema)
     defs = inner.pop("$defs", None)
-    out: dict[str, Any] = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
+    out: dict[str, Any] = {
+        "type": "object",
+        "properties": {"result": inner},
+        "required": ["result"],
+    }
     if defs:
         out["$defs"] = defs
     return out
@@ -408,7 +418,9 @@ def _pydantic_input(
         )
         schema = model.model_json_schema()
     except (PydanticUserError, NameError, TypeError) as exc:
-        raise TypeError(f"tool {name!r}: cannot build an input schema from its parameters: {exc}") from None
+        raise TypeError(
+            f"tool {name!r}: cannot build an input schema from its parameters: {exc}"
+        ) from None
     if portable:
         schema = clean_schema(schema, for_input=True)
         if not schema.get("properties") and "$defs" not in schema:

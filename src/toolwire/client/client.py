@@ -72,6 +72,7 @@ class Client:
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         stderr: Any = None,
+        tap: Callable[[str, bytes], None] | None = None,
     ) -> None:
         if protocol_version is not None and protocol_version not in REVISIONS:
             raise ValueError(f"Unknown protocol version {protocol_version!r}; known: {', '.join(REVISIONS)}")
@@ -91,6 +92,7 @@ class Client:
         self._progress: dict[str | int, ProgressHandler] = {}
         self._reader: asyncio.Task[None] | None = None
         self.notifications: list[JSON] = []
+        self._tap = tap  # sees every message: tap("send" | "receive", data)
 
     # ------------------------------------------------------------ connection
 
@@ -185,6 +187,12 @@ class Client:
 
     # ------------------------------------------------------------ messages
 
+    async def _send(self, data: bytes) -> None:
+        assert self._transport is not None
+        if self._tap is not None:
+            self._tap("send", data)
+        await self._transport.send(data)
+
     async def _read(self) -> None:
         assert self._transport is not None
         while True:
@@ -192,6 +200,8 @@ class Client:
             if data is None:
                 self._fail_pending(ClientError("The server closed the connection"))
                 return
+            if self._tap is not None:
+                self._tap("receive", data)
             try:
                 message = jsonrpc.loads(data)
             except RPCError:
@@ -229,10 +239,10 @@ class Client:
     async def _server_request(self, message: JSON) -> None:
         assert self._transport is not None
         if message["method"] == "ping":
-            await self._transport.send(jsonrpc.result_bytes(message["id"], {}))
+            await self._send(jsonrpc.result_bytes(message["id"], {}))
             return
         error = RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
-        await self._transport.send(jsonrpc.error_bytes(message["id"], error))
+        await self._send(jsonrpc.error_bytes(message["id"], error))
 
     def _fail_pending(self, error: Exception) -> None:
         for future in self._pending.values():
@@ -242,7 +252,7 @@ class Client:
 
     async def _notify(self, method: str, params: JSON | None = None) -> None:
         assert self._transport is not None
-        await self._transport.send(jsonrpc.notification_bytes(method, params))
+        await self._send(jsonrpc.notification_bytes(method, params))
 
     async def _request(self, method: str, params: JSON | None = None, timeout: float | None = None) -> JSON:
         if self._transport is None:
@@ -250,7 +260,7 @@ class Client:
         mid = next(self._ids)
         future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
         self._pending[mid] = future
-        await self._transport.send(jsonrpc.request_bytes(mid, method, params))
+        await self._send(jsonrpc.request_bytes(mid, method, params))
         try:
             response = await asyncio.wait_for(future, timeout or self.timeout)
         except asyncio.TimeoutError:
