@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from mcp_spec import WireChecker
 
 from toolwire import Client
+
+from mcp_spec import WireChecker
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -48,7 +49,11 @@ class RawServer:
 
     @classmethod
     async def start(
-        cls, script: str | Path, *args: str, revision: str | None = None, env: dict[str, str] | None = None
+        cls,
+        script: str | Path,
+        *args: str,
+        revision: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> RawServer:
         path = Path(script)
         if not path.is_absolute():
@@ -98,11 +103,16 @@ class RawServer:
         self._ids += 1
         return self._ids
 
-    async def request(self, method: str, params: dict[str, Any] | None = None, *, modern: bool = False) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, *, modern: bool = False
+    ) -> dict[str, Any]:
         mid = self.next_id()
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": mid, "method": method}
         if modern:
-            params = {**(params or {}), "_meta": {**modern_meta(), **((params or {}).get("_meta") or {})}}
+            params = {
+                **(params or {}),
+                "_meta": {**modern_meta(), **((params or {}).get("_meta") or {})},
+            }
         if params is not None:
             message["params"] = params
         await self.send(message)
@@ -117,7 +127,11 @@ class RawServer:
     async def initialize(self, revision: str) -> dict[str, Any]:
         response = await self.request(
             "initialize",
-            {"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "tests", "version": "0"}},
+            {
+                "protocolVersion": revision,
+                "capabilities": {},
+                "clientInfo": {"name": "tests", "version": "0"},
+            },
         )
         await self.notify("notifications/initialized")
         return response
@@ -158,7 +172,9 @@ async def raw_server(script: str | Path, *args: str, **options: Any) -> AsyncIte
 
 
 @contextlib.asynccontextmanager
-async def checked_client(target: Any, protocol_version: str | None = None, **options: Any) -> AsyncIterator[Client]:
+async def checked_client(
+    target: Any, protocol_version: str | None = None, **options: Any
+) -> AsyncIterator[Client]:
     """toolwire's ``Client`` whose traffic is checked against the negotiated revision."""
     checker = WireChecker(protocol_version)
 

@@ -158,7 +158,8 @@ class _Parser:
                     continue
             self.description.append(line)
             i += 1
-        desc = cleandoc("\n".join(_squeeze(self.description))) or None
+        # The text is cleandoc'ed already: only blank edges and doubled blank lines remain.
+        desc = "\n".join(_squeeze(self.description)).strip() or None
         returns = self.returns if self.returns is not None else self.yields
         return Docstring(desc, self.params, returns or None)
 

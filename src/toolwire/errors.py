@@ -1,12 +1,12 @@
 """toolwire's exceptions, in one tree.
 
-    ToolwireError                 base of everything toolwire raises on purpose
-    ├── RPCError                  a JSON-RPC error: becomes an error response (code, message, data)
-    ├── ToolError                 raised by a tool: its text becomes an ``isError`` result, verbatim
-    ├── RegistrationError         a tool definition is unusable (bad name, duplicate, bad schema);
-    │                             raised at decoration time, never at call time
-    └── ClientError               the client side: a server answered with an error, or went away
-        └── ServerError           a JSON-RPC error response received by the client (``code``, ``data``)
+ToolwireError                 base of everything toolwire raises on purpose
+├── RPCError                  a JSON-RPC error: becomes an error response (code, message, data)
+├── ToolError                 raised by a tool: its text becomes an ``isError`` result, verbatim
+├── RegistrationError         a tool definition is unusable (bad name, duplicate, bad schema);
+│                             raised at decoration time, never at call time
+└── ClientError               the client side: a server answered with an error, or went away
+    └── ServerError           a JSON-RPC error response received by the client (``code``, ``data``)
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def dumps(message: Any) -> bytes:
 
 
 def _valid_id(value: Any) -> bool:
-    return (isinstance(value, str) or isinstance(value, int)) and not isinstance(value, bool)
+    return (isinstance(value, (str, int))) and not isinstance(value, bool)
 
 
 def classify(message: Any) -> Kind:
@@ -82,7 +82,7 @@ def request_id(message: Any) -> str | int | None:
     if isinstance(message, dict):
         mid = message.get("id")
         if _valid_id(mid):
-            return mid  # type: ignore[no-any-return]
+            return mid
     return None
 
 

@@ -15,10 +15,10 @@ import re
 import secrets
 import sys
 import sysconfig
-from time import perf_counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from time import perf_counter
+from typing import Any, Literal
 
 from .content import text_result, to_result
 from .errors import RegistrationError, ToolError
@@ -96,8 +96,10 @@ def _is_async(fn: Callable[..., Any]) -> bool:
     if inspect.iscoroutinefunction(target):
         return True
     call = getattr(target, "__call__", None)  # noqa: B004 - callable objects
-    return not inspect.isfunction(target) and not inspect.ismethod(target) and (
-        inspect.iscoroutinefunction(call)
+    return (
+        not inspect.isfunction(target)
+        and not inspect.ismethod(target)
+        and (inspect.iscoroutinefunction(call))
     )
 
 
@@ -112,7 +114,7 @@ class Tool:
         title: str | None = None,
         description: str | None = None,
         annotations: Any = None,
-        output_schema: JSON | None | bool = True,
+        output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
         blocking: bool | None = None,
@@ -120,18 +122,21 @@ class Tool:
         meta: JSON | None = None,
         icons: list[Any] | None = None,
         inject: tuple[type, ...] = (),
-        schema_profile: str = "portable",
+        schema_profile: Literal["portable", "pydantic"] = "portable",
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
         target = _unwrap(fn)
         self.fn = fn
-        self.name = check_name(name or getattr(target, "__name__", type(target).__name__))
+        self.name = check_name(name or str(getattr(target, "__name__", type(target).__name__)))
         if output_schema is False:
             structured_output = False
         try:
             self.schema: FunctionSchema = function_schema(
-                fn, inject=inject, profile=schema_profile, structured_output=structured_output  # type: ignore[arg-type]
+                fn,
+                inject=inject,
+                profile=schema_profile,
+                structured_output=structured_output,
             )
         except (TypeError, ValueError) as exc:
             raise RegistrationError(f"Tool {self.name!r}: {exc}") from exc
@@ -143,7 +148,9 @@ class Tool:
         self.timeout = timeout
         self.tags = frozenset(tags)
         self.meta = meta
-        self.icons = [i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()]
+        self.icons = [
+            i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
+        ]
         self.is_async = _is_async(fn)
         self.blocking = blocking
         # A sync tool runs inline on the event loop when told it never blocks, or once it
@@ -172,24 +179,25 @@ class Tool:
             definition["_meta"] = self.meta
         return definition
 
-    async def run(self, arguments: JSON, injected: Any, run_sync: RunSync, *, mask_errors: bool) -> JSON:
+    async def run(
+        self, arguments: JSON, injected: Any, run_sync: RunSync, *, mask_errors: bool
+    ) -> JSON:
         """Call the tool; every outcome becomes a result (never an exception)."""
         try:
             kwargs = self._arguments(arguments, injected)
         except InvalidArguments as exc:
             return self._invalid(exc)
         try:
-            if self.is_async:
-                call = self.fn(**kwargs)
-            else:
-                call = run_sync(self._timed, {"kwargs": kwargs})
+            call = self.fn(**kwargs) if self.is_async else run_sync(self._timed, {"kwargs": kwargs})
             if self.timeout is not None:
                 outcome = await asyncio.wait_for(call, self.timeout)
             else:
                 outcome = await call
         except Exception as exc:
             if self.timeout is not None and isinstance(exc, asyncio.TimeoutError):
-                return text_result(f"Tool '{self.name}' timed out after {self.timeout:g} s", is_error=True)
+                return text_result(
+                    f"Tool '{self.name}' timed out after {self.timeout:g} s", is_error=True
+                )
             return self._failure(exc, mask_errors)
         if self.is_async:
             return self._result(outcome)
@@ -277,13 +285,18 @@ def failure_result(exc: BaseException, tool: str, source: str | None, mask_error
     logger.error("Tool %r failed (reference %s)", tool, reference, exc_info=exc)
     if not mask_errors:
         return text_result(f"{type(exc).__name__}: {exc} (reference {reference})", is_error=True)
-    return text_result(f"Tool '{tool}' failed with an internal error (reference {reference})", is_error=True)
+    return text_result(
+        f"Tool '{tool}' failed with an internal error (reference {reference})", is_error=True
+    )
 
 
 @functools.lru_cache(maxsize=1)
 def _library_roots() -> tuple[str, ...]:
     roots = {str(Path(__file__).resolve().parent)}
-    for scheme_paths in (sysconfig.get_paths(), sysconfig.get_paths(vars={"base": sys.base_prefix})):
+    for scheme_paths in (
+        sysconfig.get_paths(),
+        sysconfig.get_paths(vars={"base": sys.base_prefix}),
+    ):
         for key in ("stdlib", "platstdlib", "purelib", "platlib"):
             if key in scheme_paths:
                 roots.add(str(Path(scheme_paths[key]).resolve()))

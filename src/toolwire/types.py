@@ -6,7 +6,7 @@ wire shape with :func:`dump`; unknown fields are kept so newer protocol fields p
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -87,7 +87,7 @@ class EmbeddedResource(MCPModel):
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
-ContentBlock = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource]
+ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
 
 
 class ToolAnnotations(MCPModel):
@@ -112,7 +112,9 @@ class Tool(MCPModel):
 
 
 class CallToolResult(MCPModel):
-    content: list[ContentBlock] = Field(default_factory=list)
+    content: list[TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource] = (
+        Field(default_factory=list)
+    )
     structuredContent: Any = None
     isError: bool = False
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")

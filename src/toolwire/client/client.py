@@ -75,7 +75,9 @@ class Client:
         tap: Callable[[str, bytes], None] | None = None,
     ) -> None:
         if protocol_version is not None and protocol_version not in REVISIONS:
-            raise ValueError(f"Unknown protocol version {protocol_version!r}; known: {', '.join(REVISIONS)}")
+            raise ValueError(
+                f"Unknown protocol version {protocol_version!r}; known: {', '.join(REVISIONS)}"
+            )
         self.target = target
         self.requested_version = protocol_version
         self.protocol_version: str | None = None
@@ -145,13 +147,19 @@ class Client:
                     self._learn(result)
                     return
                 if wanted is not None:
-                    raise ClientError(f"The server does not support {version}; it supports {supported}")
+                    raise ClientError(
+                        f"The server does not support {version}; it supports {supported}"
+                    )
         legacy = wanted or LATEST_LEGACY
         result = await self._request(
             "initialize",
-            {"protocolVersion": legacy, "capabilities": self.capabilities, "clientInfo": self.client_info},
+            {
+                "protocolVersion": legacy,
+                "capabilities": self.capabilities,
+                "clientInfo": self.client_info,
+            },
         )
-        version = result.get("protocolVersion")
+        version = str(result.get("protocolVersion"))
         if version not in LEGACY_REVISIONS or (wanted is not None and version != wanted):
             raise ClientError(f"The server answered initialize with protocol version {version!r}")
         self.protocol_version = version
@@ -163,7 +171,9 @@ class Client:
     def _learn(self, discover: JSON) -> None:
         self.server_capabilities = discover.get("capabilities") or {}
         self.instructions = discover.get("instructions")
-        self.server_info = (discover.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo") or {}
+        self.server_info = (discover.get("_meta") or {}).get(
+            "io.modelcontextprotocol/serverInfo"
+        ) or {}
 
     @property
     def modern(self) -> bool:
@@ -232,7 +242,9 @@ class Client:
             params = message.get("params") or {}
             handler = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if handler is not None:
-                outcome = handler(params.get("progress", 0), params.get("total"), params.get("message"))
+                outcome = handler(
+                    params.get("progress", 0), params.get("total"), params.get("message")
+                )
                 if outcome is not None:
                     await outcome
 
@@ -254,7 +266,9 @@ class Client:
         assert self._transport is not None
         await self._send(jsonrpc.notification_bytes(method, params))
 
-    async def _request(self, method: str, params: JSON | None = None, timeout: float | None = None) -> JSON:
+    async def _request(
+        self, method: str, params: JSON | None = None, timeout: float | None = None
+    ) -> JSON:
         if self._transport is None:
             raise ClientError("The client is not connected")
         mid = next(self._ids)
@@ -267,14 +281,18 @@ class Client:
             self._pending.pop(mid, None)
             if method != "initialize":
                 with contextlib.suppress(Exception):
-                    await self._notify("notifications/cancelled", {"requestId": mid, "reason": "timed out"})
+                    await self._notify(
+                        "notifications/cancelled", {"requestId": mid, "reason": "timed out"}
+                    )
             raise ClientError(f"{method} timed out after {timeout or self.timeout:g} s") from None
         if "error" in response:
             error = response["error"]
             raise ServerError(error.get("code", 0), error.get("message", ""), error.get("data"))
         return response["result"]  # type: ignore[no-any-return]
 
-    async def request(self, method: str, params: JSON | None = None, *, timeout: float | None = None) -> JSON:
+    async def request(
+        self, method: str, params: JSON | None = None, *, timeout: float | None = None
+    ) -> JSON:
         """Send any request in the negotiated revision and return its raw result."""
         params = dict(params or {})
         if self.modern:
@@ -288,7 +306,9 @@ class Client:
         tools: list[JSON] = []
         cursor: str | None = None
         for _ in range(10_000):
-            result = await self.request("tools/list", {"cursor": cursor} if cursor is not None else None)
+            result = await self.request(
+                "tools/list", {"cursor": cursor} if cursor is not None else None
+            )
             tools.extend(result.get("tools", []))
             cursor = result.get("nextCursor")
             if cursor is None:

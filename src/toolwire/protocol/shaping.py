@@ -16,7 +16,13 @@ from .revisions import META_SERVER_INFO, Features
 
 JSON = dict[str, Any]
 
-_TOOL_ANNOTATION_KEYS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+_TOOL_ANNOTATION_KEYS = (
+    "title",
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+)
 
 
 def tool(definition: JSON, features: Features) -> JSON:
@@ -31,7 +37,9 @@ def tool(definition: JSON, features: Features) -> JSON:
         shaped["outputSchema"] = definition["outputSchema"]
     annotations = definition.get("annotations")
     if features.tool_annotations and annotations:
-        shaped["annotations"] = {k: annotations[k] for k in _TOOL_ANNOTATION_KEYS if k in annotations}
+        shaped["annotations"] = {
+            k: annotations[k] for k in _TOOL_ANNOTATION_KEYS if k in annotations
+        }
     if features.icons and "icons" in definition:
         shaped["icons"] = definition["icons"]
     if features.meta and "_meta" in definition:
@@ -46,7 +54,10 @@ def content_block(block: JSON, features: Features) -> JSON:
         name = block.get("title") or block.get("name") or block["uri"]
         return {"type": "text", "text": f"Resource: {name} <{block['uri']}>"}
     if kind == "audio" and not features.audio:
-        return {"type": "text", "text": f"[audio content ({block.get('mimeType', 'unknown type')})]"}
+        return {
+            "type": "text",
+            "text": f"[audio content ({block.get('mimeType', 'unknown type')})]",
+        }
     if not features.meta and "_meta" in block:
         block = {k: v for k, v in block.items() if k != "_meta"}
     if not features.titles and kind == "resource_link":
@@ -87,7 +98,9 @@ def complete(result: JSON, features: Features, server_info: JSON) -> JSON:
         return result
     result["resultType"] = "complete"
     meta = result.get("_meta")
-    result["_meta"] = {**meta, META_SERVER_INFO: server_info} if meta else {META_SERVER_INFO: server_info}
+    result["_meta"] = (
+        {**meta, META_SERVER_INFO: server_info} if meta else {META_SERVER_INFO: server_info}
+    )
     return result
 
 

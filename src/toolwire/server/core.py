@@ -75,10 +75,17 @@ class ServerCore:
         self.version = version or __version__
         self.instructions = instructions
         info: JSON = {"name": name, "version": self.version}
-        for key, value in (("title", title), ("description", description), ("websiteUrl", website_url), ("icons", icons)):
+        for key, value in (
+            ("title", title),
+            ("description", description),
+            ("websiteUrl", website_url),
+            ("icons", icons),
+        ):
             if value:
                 info[key] = value
-        self._info_by_revision = {rev: shaping.implementation(info, FEATURES[rev]) for rev in REVISIONS}
+        self._info_by_revision = {
+            rev: shaping.implementation(info, FEATURES[rev]) for rev in REVISIONS
+        }
         self.page_size = page_size
         self.mask_errors = mask_errors
         self.list_ttl_ms = list_ttl_ms
@@ -103,21 +110,28 @@ class ServerCore:
         """Definitions of the tools this request may see, in a stable order."""
         return []
 
-    def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> Any:
+    def invoke_tool(
+        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+    ) -> Any:
         """The ``tools/call`` result (shaped for the request's revision), or a coroutine of it."""
         raise unknown_tool(name, [])
 
-    def tools_page(self, request: Request, cursor: str | None) -> bytes:
-        """The serialized ``tools/list`` result for one page, cached until the tool set changes."""
+    def tools_page(self, request: Request, cursor: str | None) -> Any:
+        """The serialized ``tools/list`` result for one page, cached until the tool set changes
+        (or, in subclasses, a coroutine of the result dict)."""
         key = (request.features.revision, cursor)
         page = self._pages.get(key)
         if page is None:
-            result = shaping.complete(self.build_page(request, cursor), request.features, self.info_for(request.features))
+            result = shaping.complete(
+                self.build_page(request, cursor), request.features, self.info_for(request.features)
+            )
             page = shaping.result_fragment(result)
             self._pages[key] = page
         return page
 
-    def build_page(self, request: Request, cursor: str | None, definitions: Sequence[JSON] | None = None) -> JSON:
+    def build_page(
+        self, request: Request, cursor: str | None, definitions: Sequence[JSON] | None = None
+    ) -> JSON:
         """One page of ``tools/list`` for the request's revision."""
         features = request.features
         if definitions is None:
@@ -163,12 +177,13 @@ class ServerCore:
         """Serve until the client goes away. ``transport="stdio"`` (default)."""
         if transport != "stdio":
             raise ValueError(f"Unknown transport {transport!r}; this version serves 'stdio'")
+        asyncio.run(self.run_stdio_async(**options))
+
+    async def run_stdio_async(self, **options: Any) -> None:
+        """Serve one client on stdin/stdout until stdin closes."""
         from ..transports.stdio import serve_stdio
 
-        asyncio.run(serve_stdio(self, **options))
-
-    async def run_stdio_async(self) -> None:
-        from ..transports.stdio import serve_stdio
-
-        await serve_stdio(self)
-
+        try:
+            await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
+        finally:
+            self.runner.shutdown()

@@ -43,7 +43,7 @@ async def _maybe_await(value: Any) -> Any:
 
 
 def _definition(tool: Any) -> JSON:
-    return tool if isinstance(tool, dict) else tool.to_wire()  # type: ignore[no-any-return]
+    return tool if isinstance(tool, dict) else tool.to_wire()
 
 
 def _block(item: Any) -> JSON:
@@ -62,7 +62,10 @@ def to_call_result(value: Any) -> JSON:
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict):
         return {"content": [_block(item) for item in value[0]], "structuredContent": value[1]}
     if isinstance(value, dict):
-        return {"content": [{"type": "text", "text": to_json_text(value)}], "structuredContent": value}
+        return {
+            "content": [{"type": "text", "text": to_json_text(value)}],
+            "structuredContent": value,
+        }
     if isinstance(value, (list, tuple)):
         return {"content": [_block(item) for item in value]}
     if value is None:
@@ -73,7 +76,9 @@ def to_call_result(value: Any) -> JSON:
 class Server(ServerCore):
     """A server driven by ``list_tools`` / ``call_tool`` handlers."""
 
-    def __init__(self, name: str, version: str | None = None, instructions: str | None = None, **options: Any) -> None:
+    def __init__(
+        self, name: str, version: str | None = None, instructions: str | None = None, **options: Any
+    ) -> None:
         super().__init__(name, version, instructions, **options)
         self._list_handler: Callable[[], Any] | None = None
         self._call_handler: Callable[[str, JSON], Any] | None = None
@@ -96,19 +101,25 @@ class Server(ServerCore):
 
         return register
 
-    def tools_page(self, request: Request, cursor: str | None) -> Any:  # type: ignore[override]
+    def tools_page(self, request: Request, cursor: str | None) -> Any:
         return self._page(request, cursor)
 
     async def _page(self, request: Request, cursor: str | None) -> JSON:
-        tools: Sequence[Any] = await _maybe_await(self._list_handler()) if self._list_handler else []
+        tools: Sequence[Any] = (
+            await _maybe_await(self._list_handler()) if self._list_handler else []
+        )
         return self.build_page(request, cursor, [_definition(tool) for tool in tools])
 
-    def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> Any:
+    def invoke_tool(
+        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+    ) -> Any:
         if self._call_handler is None:
             return super().invoke_tool(connection, request, name, arguments)
         return self._invoke(self._call_handler, request, name, arguments)
 
-    async def _invoke(self, handler: Callable[..., Any], request: Request, name: str, arguments: JSON) -> JSON:
+    async def _invoke(
+        self, handler: Callable[..., Any], request: Request, name: str, arguments: JSON
+    ) -> JSON:
         try:
             result = to_call_result(await _maybe_await(handler(name, arguments)))
         except Exception as exc:

@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 from ..errors import RegistrationError
 from ..protocol import shaping
@@ -45,7 +45,7 @@ class Server(ServerCore):
         version: str | None = None,
         instructions: str | None = None,
         *,
-        schema_profile: str = "portable",
+        schema_profile: Literal["portable", "pydantic"] = "portable",
         **options: Any,
     ) -> None:
         super().__init__(name, version, instructions, **options)
@@ -67,7 +67,7 @@ class Server(ServerCore):
         title: str | None = None,
         description: str | None = None,
         annotations: Any = None,
-        output_schema: JSON | None | bool = True,
+        output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
         blocking: bool | None = None,
@@ -124,7 +124,9 @@ class Server(ServerCore):
             self._listing = [tool.definition for tool in self._tools.values() if tool.enabled]
         return self._listing
 
-    def invoke_tool(self, connection: ServerConnection, request: Request, name: str, arguments: JSON) -> Any:
+    def invoke_tool(
+        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+    ) -> Any:
         tool = self._tools.get(name)
         if tool is None or not tool.enabled:
             raise unknown_tool(name, [t.name for t in self._tools.values() if t.enabled])
@@ -136,10 +138,14 @@ class Server(ServerCore):
             return shaping.call_result(result, request.features)
         return self._invoke(tool, connection, request, arguments)
 
-    async def _invoke(self, tool: Tool, connection: ServerConnection, request: Request, arguments: JSON) -> JSON:
+    async def _invoke(
+        self, tool: Tool, connection: ServerConnection, request: Request, arguments: JSON
+    ) -> JSON:
         context = connection.context_for(request) if tool.schema.injected else None
         try:
-            result = await tool.run(arguments, context, self.runner.run, mask_errors=self.mask_errors)
+            result = await tool.run(
+                arguments, context, self.runner.run, mask_errors=self.mask_errors
+            )
         finally:
             if context is not None:
                 context._finish()

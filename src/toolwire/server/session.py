@@ -13,6 +13,7 @@ concurrently and are answered by id, in whatever order they finish.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -48,7 +49,16 @@ _MODERN_ONLY = frozenset({"server/discover", "subscriptions/listen"})
 class Request:
     """What one request said about itself, in either era."""
 
-    __slots__ = ("capabilities", "client_info", "features", "id", "log_level", "meta", "method", "params")
+    __slots__ = (
+        "capabilities",
+        "client_info",
+        "features",
+        "id",
+        "log_level",
+        "meta",
+        "method",
+        "params",
+    )
 
     def __init__(
         self,
@@ -119,7 +129,12 @@ class ServerConnection:
     def _batch(self, batch: list[Any]) -> None:
         # Only 2025-03-26 defined batches (JR-15), and never with initialize in them.
         if not batch or self.features is None or not self.features.batches:
-            self.send(jsonrpc.error_bytes(None, RPCError(jsonrpc.INVALID_REQUEST, "Invalid request: batches are not supported")))
+            self.send(
+                jsonrpc.error_bytes(
+                    None,
+                    RPCError(jsonrpc.INVALID_REQUEST, "Invalid request: batches are not supported"),
+                )
+            )
             return
         parts: list[bytes] = []
         expected = 0
@@ -131,7 +146,11 @@ class ServerConnection:
 
         for message in batch:
             if isinstance(message, dict) and message.get("method") == "initialize":
-                message = {"jsonrpc": "2.0", "id": message.get("id"), "method": "<initialize in batch>"}
+                message = {
+                    "jsonrpc": "2.0",
+                    "id": message.get("id"),
+                    "method": "<initialize in batch>",
+                }
             expected += self._message(message, collect)
 
     def _notification(self, message: JSON) -> None:
@@ -140,7 +159,9 @@ class ServerConnection:
         if method == "notifications/cancelled":
             task = self.in_flight.get(params.get("requestId"))  # type: ignore[arg-type]
             if task is not None:  # unknown or late cancels are ignored (CN-07)
-                logger.debug("Request %r cancelled: %s", params.get("requestId"), params.get("reason"))
+                logger.debug(
+                    "Request %r cancelled: %s", params.get("requestId"), params.get("reason")
+                )
                 task.cancel()
         # notifications/initialized and anything else need no action.
 
@@ -156,7 +177,9 @@ class ServerConnection:
                 return
             request = self._resolve(mid, method, params)
             handler = self.server.methods.get(method)
-            if handler is None or method in (_LEGACY_ONLY if request.features.modern else _MODERN_ONLY):
+            if handler is None or method in (
+                _LEGACY_ONLY if request.features.modern else _MODERN_ONLY
+            ):
                 raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
             outcome = handler(self, request)
         except RPCError as exc:
@@ -169,11 +192,21 @@ class ServerConnection:
         if isinstance(outcome, bytes):  # a pre-serialized result
             reply(b'{"jsonrpc":"2.0","id":' + jsonrpc.dumps(mid) + b',"result":' + outcome + b"}")
         elif isinstance(outcome, dict):
-            reply(jsonrpc.result_bytes(mid, shaping.complete(outcome, request.features, self.server.info_for(request.features))))
+            reply(
+                jsonrpc.result_bytes(
+                    mid,
+                    shaping.complete(
+                        outcome, request.features, self.server.info_for(request.features)
+                    ),
+                )
+            )
         else:  # a coroutine: answered when it finishes
             task = asyncio.ensure_future(self._run(request, outcome, reply))
             self.in_flight[mid] = task
-            task.add_done_callback(lambda _t, mid=mid: self.in_flight.pop(mid, None))
+            task.add_done_callback(functools.partial(self._forget, mid))
+
+    def _forget(self, mid: str | int, _task: asyncio.Task[None]) -> None:
+        self.in_flight.pop(mid, None)
 
     def _resolve(self, mid: str | int, method: str, params: JSON) -> Request:
         """Work out which revision a request speaks and what its client can do."""
@@ -196,15 +229,26 @@ class ServerConnection:
                 )
             level = meta.get(META_LOG_LEVEL)  # type: ignore[union-attr]
             if level is not None and level not in LOG_RANK:
-                raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {level!r}")
+                raise RPCError(
+                    jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {level!r}"
+                )
             info = meta.get(META_CLIENT_INFO)  # type: ignore[union-attr]
             return Request(mid, method, params, FEATURES[version], meta, capabilities, info, level)
         if self.features is not None:
             return Request(
-                mid, method, params, self.features, meta, self.client_capabilities, self.client_info, self.log_level
+                mid,
+                method,
+                params,
+                self.features,
+                meta,
+                self.client_capabilities,
+                self.client_info,
+                self.log_level,
             )
         if method == "ping":  # allowed before initialization (PI-01)
-            return Request(mid, method, params, FEATURES[SUPPORTED_NEWEST_FIRST[-1]], meta, None, None, None)
+            return Request(
+                mid, method, params, FEATURES[SUPPORTED_NEWEST_FIRST[-1]], meta, None, None, None
+            )
         raise RPCError(
             jsonrpc.INVALID_PARAMS,
             f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] is required "
@@ -236,9 +280,13 @@ class ServerConnection:
             data = jsonrpc.error_bytes(request.id, exc)
         except Exception:
             logger.exception("Internal error handling %s", request.method)
-            data = jsonrpc.error_bytes(request.id, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error"))
+            data = jsonrpc.error_bytes(
+                request.id, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error")
+            )
         else:
-            result = shaping.complete(result, request.features, self.server.info_for(request.features))
+            result = shaping.complete(
+                result, request.features, self.server.info_for(request.features)
+            )
             data = jsonrpc.result_bytes(request.id, result)
         if not self.closed:
             reply(data)
@@ -306,7 +354,7 @@ def _discover(connection: ServerConnection, request: Request) -> JSON:
     return shaping.cacheable(result, request.features, server.discover_ttl_ms, "public")
 
 
-def _list_tools(connection: ServerConnection, request: Request) -> bytes:
+def _list_tools(connection: ServerConnection, request: Request) -> Any:
     cursor = request.params.get("cursor")
     if cursor is not None and not isinstance(cursor, str):
         raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")

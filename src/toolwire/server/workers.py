@@ -46,7 +46,9 @@ class ThreadRunner:
         return await self.submit(fn, kwargs)
 
     def _start_worker(self) -> None:
-        thread = threading.Thread(target=self._work, name=f"toolwire-worker-{len(self._threads)}", daemon=True)
+        thread = threading.Thread(
+            target=self._work, name=f"toolwire-worker-{len(self._threads)}", daemon=True
+        )
         self._threads.append(thread)
         thread.start()
 

@@ -3,7 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Protocol
+
+
+class Connection(Protocol):
+    """The server side of one connection, as a transport sees it."""
+
+    def feed(self, data: bytes) -> None: ...
+
+    def send(self, data: bytes) -> None: ...
+
+    async def drain(self, grace: float) -> None: ...
+
+
+Connect = Callable[[Callable[[bytes], None]], Connection]
 
 
 class ClientTransport(Protocol):

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
-from .base import QueueReceiver
+from .base import Connection, QueueReceiver
 
 
 class Connectable(Protocol):
     """Anything that opens a server-side connection answering through ``send``."""
 
-    def connect(self, send: Callable[[bytes], None]) -> Any: ...
+    def connect(self, send: Callable[[bytes], None]) -> Connection: ...
 
 
 class MemoryTransport(QueueReceiver):
@@ -30,7 +30,5 @@ class MemoryTransport(QueueReceiver):
         self._loop.call_soon(self._connection.feed, bytes(data))
 
     async def close(self) -> None:
-        drain = getattr(self._connection, "drain", None)
-        if drain is not None:
-            await drain(0.5)
+        await self._connection.drain(0.5)
         self.end()

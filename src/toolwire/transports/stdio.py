@@ -15,14 +15,11 @@ import logging
 import os
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import jsonrpc
 from ..errors import RPCError
-
-if TYPE_CHECKING:
-    from ..server.core import ServerCore
-    from ..server.session import ServerConnection
+from .base import Connect, Connection
 
 logger = logging.getLogger("toolwire")
 
@@ -32,7 +29,7 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 class _LineProtocol(asyncio.Protocol):
     """Splits the incoming byte stream into lines and feeds them to the connection."""
 
-    def __init__(self, connection: ServerConnection, eof: asyncio.Future[None], max_bytes: int) -> None:
+    def __init__(self, connection: Connection, eof: asyncio.Future[None], max_bytes: int) -> None:
         self.connection = connection
         self.eof = eof
         self.max_bytes = max_bytes
@@ -60,7 +57,10 @@ class _LineProtocol(asyncio.Protocol):
             buffer.clear()
             if not self.discarding:
                 self.discarding = True
-                error = RPCError(jsonrpc.INVALID_REQUEST, f"Invalid request: message larger than {self.max_bytes} bytes")
+                error = RPCError(
+                    jsonrpc.INVALID_REQUEST,
+                    f"Invalid request: message larger than {self.max_bytes} bytes",
+                )
                 self.connection.send(jsonrpc.error_bytes(None, error))
 
     def eof_received(self) -> bool:
@@ -150,19 +150,28 @@ def _quiet_logging_default() -> None:
         logger.propagate = False
 
 
-async def serve_stdio(server: ServerCore, *, max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
-    """Serve ``server`` on this process's stdin/stdout until stdin closes."""
+async def serve_stdio(
+    connect: Connect, *, grace: float = 2.0, max_message_bytes: int = MAX_MESSAGE_BYTES
+) -> None:
+    """Serve one connection on this process's stdin/stdout until stdin closes.
+
+    ``connect(send)`` opens the server side of the connection; calls still running when
+    stdin closes get ``grace`` seconds to answer.
+    """
     _quiet_logging_default()
     loop = asyncio.get_running_loop()
     with protected_stdout() as out_fd:
         out_file = os.fdopen(out_fd, "wb", buffering=0)
         write_protocol: _WriteProtocol | None = None
+        write_transport: Any
         try:
-            write_transport, write_protocol = await loop.connect_write_pipe(_WriteProtocol, out_file)
+            write_transport, write_protocol = await loop.connect_write_pipe(
+                _WriteProtocol, out_file
+            )
         except ValueError:  # not a pipe: write synchronously
             write_transport = _ThreadWriter(out_fd)
         writer = _Writer(loop, write_transport)
-        connection = server.connect(writer.send)
+        connection = connect(writer.send)
         eof: asyncio.Future[None] = loop.create_future()
         try:
             read_transport, _ = await loop.connect_read_pipe(
@@ -173,7 +182,7 @@ async def serve_stdio(server: ServerCore, *, max_message_bytes: int = MAX_MESSAG
             loop.run_in_executor(None, _read_blocking, loop, connection, eof)
         try:
             await eof
-            await connection.drain(server.shutdown_grace)
+            await connection.drain(grace)
         finally:
             writer.flush()
             if read_transport is not None:
@@ -182,10 +191,11 @@ async def serve_stdio(server: ServerCore, *, max_message_bytes: int = MAX_MESSAG
             if write_protocol is not None:  # let the last answers leave before exiting
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(write_protocol.closed), 5.0)
-            server.runner.shutdown()
 
 
-def _read_blocking(loop: asyncio.AbstractEventLoop, connection: ServerConnection, eof: asyncio.Future[None]) -> None:
+def _read_blocking(
+    loop: asyncio.AbstractEventLoop, connection: Connection, eof: asyncio.Future[None]
+) -> None:
     for line in sys.stdin.buffer:
         if line.strip():
             loop.call_soon_threadsafe(connection.feed, line)

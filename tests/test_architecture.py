@@ -1,0 +1,188 @@
+"""The layering of DESIGN.md, the import budget, and the static checks.
+
+Layers (dependencies point downwards only; client and server never import each other):
+
+    5  toolwire (package), lowlevel, testing, cli, inspector
+    4  server/   client/
+    3  transports/
+    2  tools, content, schema, docstrings, types
+    1  protocol/
+    0  jsonrpc, errors
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "toolwire"
+ROOT = SRC.parents[1]
+
+LAYERS = {
+    "errors": 0,
+    "jsonrpc": 0,
+    "protocol": 1,
+    "tools": 2,
+    "content": 2,
+    "schema": 2,
+    "_schema_clean": 2,
+    "docstrings": 2,
+    "types": 2,
+    "transports": 3,
+    "server": 4,
+    "client": 4,
+    "lowlevel": 5,
+    "testing": 5,
+    "cli": 5,
+    "inspector": 5,
+    "__init__": 5,
+    "__main__": 5,
+}
+HTTP_MODULES = ("starlette", "uvicorn", "httpx", "httpcore", "h11", "anyio", "sse_starlette")
+
+
+def _top(module: Path) -> str:
+    parts = module.relative_to(SRC).with_suffix("").parts
+    return parts[0]
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, first component inside toolwire) of every toolwire import in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = path.relative_to(SRC).parent.parts
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = (
+                    list(package[: len(package) - (node.level - 1)])
+                    if node.level > 1
+                    else list(package)
+                )
+                target = [*base, *(node.module.split(".") if node.module else [])]
+                if not target:  # "from . import x" at the top level
+                    target = [alias.name for alias in node.names][:1]
+            elif node.module and node.module.split(".")[0] == "toolwire":
+                target = node.module.split(".")[1:] or [alias.name for alias in node.names][:1]
+            else:
+                continue
+            found.append((node.lineno, target[0]))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "toolwire" and len(parts) > 1:
+                    found.append((node.lineno, parts[1]))
+    return found
+
+
+def test_every_module_has_a_layer() -> None:
+    unknown = {_top(p) for p in SRC.rglob("*.py")} - set(LAYERS)
+    assert not unknown, f"add these to LAYERS in this test and to DESIGN's picture: {unknown}"
+
+
+def test_dependencies_point_downwards() -> None:
+    violations = []
+    for path in SRC.rglob("*.py"):
+        own = _top(path)
+        for line, target in _imports(path):
+            if target == own or target not in LAYERS:
+                continue
+            sideways = {own, target} == {"server", "client"}
+            if LAYERS[target] > LAYERS[own] or sideways:
+                violations.append(f"{path.relative_to(SRC)}:{line} imports toolwire.{target}")
+    assert not violations, "\n".join(violations)
+
+
+def test_the_checker_catches_an_upward_import(tmp_path: Path) -> None:
+    bad = SRC / "jsonrpc.py"
+    assert "server" not in {t for _, t in _imports(bad)}
+    fake = tmp_path / "x.py"
+    fake.write_text("from toolwire.server import Server\n")
+    assert _imports_of(fake) == ["server"]
+
+
+def _imports_of(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    return [
+        n.module.split(".")[1] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+    ]
+
+
+def _run(code: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_import_toolwire_is_light() -> None:
+    """`import toolwire` loads neither the HTTP stack nor pydantic (kept for first use)."""
+    out = _run(
+        "import sys, toolwire\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {(*HTTP_MODULES, 'pydantic')!r}))"
+    )
+    assert out.strip() == "[]"
+
+
+def test_a_stdio_server_never_loads_http(tmp_path: Path) -> None:
+    """A stdio server that has answered initialize, tools/list and tools/call loads no HTTP library."""
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import sys\n"
+        "from toolwire import Server\n"
+        "mcp = Server('budget')\n"
+        "@mcp.tool()\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    return a + b\n"
+        "@mcp.tool()\n"
+        "def loaded(prefixes: list[str]) -> list[str]:\n"
+        "    return sorted(m for m in sys.modules if m.split('.')[0] in prefixes)\n"
+        "mcp.run()\n"
+    )
+    requests = [
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}',
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}',
+        b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"loaded","arguments":{"prefixes":'
+        + str(list(HTTP_MODULES)).replace("'", '"').encode()
+        + b"}}}",
+    ]
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        input=b"\n".join(requests) + b"\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    import orjson
+
+    answers = {m["id"]: m for m in map(orjson.loads, result.stdout.splitlines())}
+    assert answers[3]["result"]["structuredContent"] == {"result": 3}
+    assert answers[4]["result"]["structuredContent"] == {"result": []}
+
+
+@pytest.mark.timeout(300)
+def test_ruff_is_clean() -> None:
+    for args in (["check"], ["format", "--check"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", *args, "src", "tests", "examples", "benchmarks"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.timeout(300)
+def test_mypy_is_clean() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=280
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
