@@ -61,6 +61,10 @@ class InvalidArguments(Exception):
         return "; ".join(f"{path}: {msg}" if path else msg for path, msg in self.errors)
 
 
+class OutputMismatch(ValueError):
+    """A tool returned a value that does not fit its declared return type (its output schema)."""
+
+
 @dataclass(eq=False)
 class FunctionSchema:
     """Everything a tool definition needs to know about its function's signature."""
@@ -339,7 +343,19 @@ def _fast_output(
         if structured_output:
             _no_output_schema(name, ret)
         return None, False, _generic_dumper
-    return _wrap({"type": json_type}), True, _generic_dumper
+    return _wrap({"type": json_type}), True, partial(_scalar_dumper, ret)
+
+
+def _scalar_dumper(ret: type) -> Dumper:
+    """Pass a declared ``int``/``float``/``bool``/``str`` return value, refuse anything else."""
+    accepted: tuple[type, ...] = (int, float) if ret is float else (ret,)
+
+    def dump(value: Any) -> Any:
+        if isinstance(value, accepted) and (ret is bool or not isinstance(value, bool)):
+            return value
+        raise OutputMismatch(f"expected {ret.__name__}, got {type(value).__name__}")
+
+    return dump
 
 
 def _no_output_schema(name: str, ret: Any) -> typing.NoReturn:
@@ -527,11 +543,17 @@ def _pydantic_output(
 
 
 def _adapter_dumper(adapter: Any) -> Dumper:
-    from pydantic_core import PydanticSerializationError, to_jsonable_python
+    """Check a return value against the declared type (TL-22), then dump it as JSON data."""
+    from pydantic_core import PydanticSerializationError, ValidationError, to_jsonable_python
 
+    validate = adapter.validate_python
     dump_python = adapter.dump_python
 
     def dump(value: Any) -> Any:
+        try:
+            value = validate(value)
+        except ValidationError as exc:
+            raise OutputMismatch(str(exc)[:_MAX_MESSAGE]) from None
         try:
             return dump_python(value, mode="json", by_alias=True, warnings=False)
         except PydanticSerializationError:
