@@ -17,7 +17,6 @@ models, dataclasses, TypedDicts)       the tool has an output schema or the valu
 from __future__ import annotations
 
 import base64
-import mimetypes
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,6 +53,8 @@ class _Media:
         if format:
             return format if "/" in format else f"{self._kind}/{format.lower()}"
         if self.path is not None:
+            import mimetypes  # only when a MIME type has to be guessed
+
             guessed = mimetypes.guess_type(self.path.name)[0]
             if guessed:
                 return guessed

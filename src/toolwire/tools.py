@@ -11,10 +11,9 @@ import asyncio
 import functools
 import inspect
 import logging
+import os
 import re
-import secrets
 import sys
-import sysconfig
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from time import perf_counter
@@ -255,7 +254,7 @@ class Tool:
         try:
             return to_result(value, self.schema)
         except Exception as exc:  # the return value does not fit the declared output
-            reference = secrets.token_hex(4)
+            reference = os.urandom(4).hex()
             logger.error(
                 "Tool %r returned a value that does not match its output schema (reference %s)",
                 self.name,
@@ -281,7 +280,7 @@ def failure_result(exc: BaseException, tool: str, source: str | None, mask_error
     """
     if isinstance(exc, ToolError) or (isinstance(exc, EXPECTED_ERRORS) and _raised_by(exc, source)):
         return text_result(str(exc) or type(exc).__name__, is_error=True)
-    reference = secrets.token_hex(4)
+    reference = os.urandom(4).hex()
     logger.error("Tool %r failed (reference %s)", tool, reference, exc_info=exc)
     if not mask_errors:
         return text_result(f"{type(exc).__name__}: {exc} (reference {reference})", is_error=True)
@@ -292,6 +291,8 @@ def failure_result(exc: BaseException, tool: str, source: str | None, mask_error
 
 @functools.lru_cache(maxsize=1)
 def _library_roots() -> tuple[str, ...]:
+    import sysconfig
+
     roots = {str(Path(__file__).resolve().parent)}
     for scheme_paths in (
         sysconfig.get_paths(),

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import difflib
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,6 +28,8 @@ JSON = dict[str, Any]
 
 def unknown_tool(name: str, known: Sequence[str]) -> RPCError:
     """-32602 for an unknown tool, with the closest known name as a hint (TL-25)."""
+    import difflib
+
     message = f"Unknown tool: {name!r}."
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     if close:
