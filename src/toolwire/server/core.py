@@ -43,9 +43,12 @@ def encode_cursor(position: str) -> str:
 
 def decode_cursor(cursor: str) -> str:
     try:
-        return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        position = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
         raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor") from None
+    if encode_cursor(position) != cursor:  # lenient base64 would accept altered cursors (PG-05)
+        raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+    return position
 
 
 class ServerCore:
@@ -178,7 +181,12 @@ class ServerCore:
         """Serve until the client goes away. ``transport="stdio"`` (default)."""
         if transport != "stdio":
             raise ValueError(f"Unknown transport {transport!r}; this version serves 'stdio'")
-        asyncio.run(self.run_stdio_async(**options))
+        from ..transports.stdio import run_stdio
+
+        try:
+            run_stdio(self.connect, grace=self.shutdown_grace, **options)
+        finally:
+            self.runner.shutdown()
 
     async def run_stdio_async(self, **options: Any) -> None:
         """Serve one client on stdin/stdout until stdin closes."""

@@ -114,6 +114,14 @@ class ServerConnection:
         try:
             kind = jsonrpc.classify(message)
         except RPCError as exc:
+            if (
+                isinstance(message, dict)
+                and "id" not in message
+                and isinstance(message.get("method"), str)
+            ):
+                # A malformed notification is still a notification: never answered (JR-13).
+                logger.warning("Ignoring a malformed notification: %s", exc.message)
+                return False
             reply(jsonrpc.error_bytes(jsonrpc.request_id(message), exc))
             return True
         if kind == "request":
@@ -137,28 +145,36 @@ class ServerConnection:
             )
             return
         parts: list[bytes] = []
-        expected = 0
+        expected: int | None = None  # known once all are dispatched (some answer inline)
 
         def collect(data: bytes) -> None:
             parts.append(data)
             if len(parts) == expected:
                 self.send(b"[" + b",".join(parts) + b"]")
 
+        count = 0
         for message in batch:
             if isinstance(message, dict) and message.get("method") == "initialize":
-                message = {
-                    "jsonrpc": "2.0",
-                    "id": message.get("id"),
-                    "method": "<initialize in batch>",
-                }
-            expected += self._message(message, collect)
+                error = RPCError(
+                    jsonrpc.INVALID_REQUEST, "Invalid request: initialize cannot be part of a batch"
+                )
+                collect(jsonrpc.error_bytes(jsonrpc.request_id(message), error))
+                count += 1
+                continue
+            count += self._message(message, collect)
+        expected = count
+        if count and len(parts) == count:
+            self.send(b"[" + b",".join(parts) + b"]")
 
     def _notification(self, message: JSON) -> None:
         method = message["method"]
         params = message.get("params") or {}
         if method == "notifications/cancelled":
-            task = self.in_flight.get(params.get("requestId"))  # type: ignore[arg-type]
-            if task is not None:  # unknown or late cancels are ignored (CN-07)
+            rid = params.get("requestId")
+            task = None
+            if isinstance(rid, (str, int)) and not isinstance(rid, bool):  # not 2.0 nor true
+                task = self.in_flight.get(rid)
+            if task is not None:  # unknown, late or malformed cancels are ignored (CN-07)
                 logger.debug(
                     "Request %r cancelled: %s", params.get("requestId"), params.get("reason")
                 )

@@ -47,6 +47,8 @@ class _LineProtocol(asyncio.Protocol):
                 break
             if self.discarding:
                 self.discarding = False
+            elif end - start > self.max_bytes:  # a whole over-long line came in one read
+                self._too_long()
             else:
                 line = bytes(buffer[start:end])
                 if line.strip():
@@ -57,11 +59,14 @@ class _LineProtocol(asyncio.Protocol):
             buffer.clear()
             if not self.discarding:
                 self.discarding = True
-                error = RPCError(
-                    jsonrpc.INVALID_REQUEST,
-                    f"Invalid request: message larger than {self.max_bytes} bytes",
-                )
-                self.connection.send(jsonrpc.error_bytes(None, error))
+                self._too_long()
+
+    def _too_long(self) -> None:
+        error = RPCError(
+            jsonrpc.INVALID_REQUEST,
+            f"Invalid request: message larger than {self.max_bytes} bytes",
+        )
+        self.connection.send(jsonrpc.error_bytes(None, error))
 
     def eof_received(self) -> bool:
         if self.buffer.strip() and not self.discarding:
@@ -150,47 +155,64 @@ def _quiet_logging_default() -> None:
         logger.propagate = False
 
 
+def run_stdio(connect: Connect, **options: Any) -> None:
+    """Serve on stdin/stdout in a new event loop; stdout is protected before the loop exists."""
+    _quiet_logging_default()
+    with protected_stdout() as protocol_fd:
+        asyncio.run(serve_stdio(connect, protocol_fd=protocol_fd, **options))
+
+
 async def serve_stdio(
-    connect: Connect, *, grace: float = 2.0, max_message_bytes: int = MAX_MESSAGE_BYTES
+    connect: Connect,
+    *,
+    grace: float = 2.0,
+    max_message_bytes: int = MAX_MESSAGE_BYTES,
+    protocol_fd: int | None = None,
 ) -> None:
     """Serve one connection on this process's stdin/stdout until stdin closes.
 
     ``connect(send)`` opens the server side of the connection; calls still running when
-    stdin closes get ``grace`` seconds to answer.
+    stdin closes get ``grace`` seconds to answer. ``protocol_fd`` is the descriptor for
+    protocol output when the caller already protected stdout (see :func:`run_stdio`).
     """
-    _quiet_logging_default()
+    if protocol_fd is None:
+        _quiet_logging_default()
+        with protected_stdout() as fd:
+            await _serve(connect, fd, grace, max_message_bytes)
+    else:
+        await _serve(connect, protocol_fd, grace, max_message_bytes)
+
+
+async def _serve(connect: Connect, out_fd: int, grace: float, max_message_bytes: int) -> None:
     loop = asyncio.get_running_loop()
-    with protected_stdout() as out_fd:
-        out_file = os.fdopen(out_fd, "wb", buffering=0)
-        write_protocol: _WriteProtocol | None = None
-        write_transport: Any
-        try:
-            write_transport, write_protocol = await loop.connect_write_pipe(
-                _WriteProtocol, out_file
-            )
-        except ValueError:  # not a pipe: write synchronously
-            write_transport = _ThreadWriter(out_fd)
-        writer = _Writer(loop, write_transport)
-        connection = connect(writer.send)
-        eof: asyncio.Future[None] = loop.create_future()
-        try:
-            read_transport, _ = await loop.connect_read_pipe(
-                lambda: _LineProtocol(connection, eof, max_message_bytes), sys.stdin.buffer
-            )
-        except ValueError:  # stdin is a regular file: read it on a thread
-            read_transport = None
-            loop.run_in_executor(None, _read_blocking, loop, connection, eof)
-        try:
-            await eof
-            await connection.drain(grace)
-        finally:
-            writer.flush()
-            if read_transport is not None:
-                read_transport.close()
-            write_transport.close()
-            if write_protocol is not None:  # let the last answers leave before exiting
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(write_protocol.closed), 5.0)
+    out_file = os.fdopen(out_fd, "wb", buffering=0)
+    write_protocol: _WriteProtocol | None = None
+    write_transport: Any
+    try:
+        write_transport, write_protocol = await loop.connect_write_pipe(_WriteProtocol, out_file)
+    except ValueError:  # not a pipe: write synchronously
+        write_transport = _ThreadWriter(out_fd)
+    writer = _Writer(loop, write_transport)
+    connection = connect(writer.send)
+    eof: asyncio.Future[None] = loop.create_future()
+    try:
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: _LineProtocol(connection, eof, max_message_bytes), sys.stdin.buffer
+        )
+    except ValueError:  # stdin is a regular file: read it on a thread
+        read_transport = None
+        loop.run_in_executor(None, _read_blocking, loop, connection, eof)
+    try:
+        await eof
+        await connection.drain(grace)
+    finally:
+        writer.flush()
+        if read_transport is not None:
+            read_transport.close()
+        write_transport.close()
+        if write_protocol is not None:  # let the last answers leave before exiting
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(write_protocol.closed), 5.0)
 
 
 def _read_blocking(
