@@ -53,7 +53,7 @@ def __getattr__(name: str) -> Any:
 
         return Client
     if name == "types":
-        from . import types
+        import importlib
 
-        return types
+        return importlib.import_module(".types", __name__)
     raise AttributeError(f"module 'toolwire' has no attribute {name!r}")

@@ -520,7 +520,14 @@ def _error_list(exc: Any) -> list[tuple[str, str]]:
 def _pydantic_output(
     ret: Any, structured_output: bool | None, name: str, portable: bool
 ) -> tuple[dict[str, Any] | None, bool, Callable[[], Dumper]]:
-    if ret is _EMPTY or ret is None or ret is _NONE_TYPE or ret is Any or _is_content(ret):
+    if (
+        ret is _EMPTY
+        or ret is None
+        or ret is _NONE_TYPE
+        or ret is Any
+        or _is_content(ret)
+        or _is_untyped_sequence(ret)
+    ):
         if structured_output:
             _no_output_schema(name, ret)
         return None, False, _generic_dumper
@@ -562,9 +569,21 @@ def _adapter_dumper(adapter: Any) -> Dumper:
     return dump
 
 
+def _is_untyped_sequence(ann: Any) -> bool:
+    """A bare ``list``/``tuple`` (or of ``Any``): it may hold content blocks, so no schema is promised."""
+    if ann in (list, tuple):
+        return True
+    return typing.get_origin(ann) in (list, tuple) and all(
+        arg is Any or arg is Ellipsis for arg in typing.get_args(ann)
+    )
+
+
 def _is_content(ann: Any) -> bool:
-    """Whether ``ann`` is, or contains, a content/result class (``__toolwire_content__``)."""
-    if isinstance(ann, type) and getattr(ann, "__toolwire_content__", False) is True:
+    """Whether ``ann`` is, or contains, a content/result class (media helpers, ``toolwire.types``)."""
+    if isinstance(ann, type) and (
+        getattr(ann, "__toolwire_content__", False) is True
+        or getattr(ann, "__toolwire_mcp_type__", False) is True
+    ):
         return True
     origin = typing.get_origin(ann)
     if isinstance(origin, type) and getattr(origin, "__toolwire_content__", False) is True:

@@ -6,13 +6,15 @@ wire shape with :func:`dump`; unknown fields are kept so newer protocol fields p
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
 class MCPModel(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # Protocol objects, not tool data: a tool returning one gets no output schema.
+    __toolwire_mcp_type__: ClassVar[bool] = True
 
     def to_wire(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -33,9 +33,11 @@ class Features:
     audio: bool  # AudioContent
     tool_annotations: bool
     structured: bool  # Tool.outputSchema and CallToolResult.structuredContent
+    any_structured: bool  # outputSchema may be any schema, structuredContent any JSON value
     titles: bool  # BaseMetadata.title
     resource_links: bool  # ResourceLink content blocks
-    meta: bool  # _meta on tools and content blocks
+    meta: bool  # _meta on tools, content blocks and resource contents
+    last_modified: bool  # Annotations.lastModified
     icons: bool  # icons, Implementation.description / websiteUrl
 
 
@@ -47,9 +49,11 @@ def _features(revision: str) -> Features:
         audio=revision >= "2025-03-26",
         tool_annotations=revision >= "2025-03-26",
         structured=revision >= "2025-06-18",
+        any_structured=revision >= "2026-07-28",
         titles=revision >= "2025-06-18",
         resource_links=revision >= "2025-06-18",
         meta=revision >= "2025-06-18",
+        last_modified=revision >= "2025-06-18",
         icons=revision >= "2025-11-25",
     )
 

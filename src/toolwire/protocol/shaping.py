@@ -25,6 +25,10 @@ _TOOL_ANNOTATION_KEYS = (
 )
 
 
+def _is_object_schema(schema: object) -> bool:
+    return isinstance(schema, dict) and schema.get("type") == "object"
+
+
 def tool(definition: JSON, features: Features) -> JSON:
     """A tool definition as the revision defines it."""
     shaped: JSON = {"name": definition["name"]}
@@ -34,7 +38,10 @@ def tool(definition: JSON, features: Features) -> JSON:
         shaped["description"] = definition["description"]
     shaped["inputSchema"] = definition["inputSchema"]
     if features.structured and "outputSchema" in definition:
-        shaped["outputSchema"] = definition["outputSchema"]
+        output_schema = definition["outputSchema"]
+        # Before 2026-07-28 an outputSchema's root must be an object schema (TL-08).
+        if features.any_structured or _is_object_schema(output_schema):
+            shaped["outputSchema"] = output_schema
     annotations = definition.get("annotations")
     if features.tool_annotations and annotations:
         shaped["annotations"] = {
@@ -60,19 +67,38 @@ def content_block(block: JSON, features: Features) -> JSON:
         }
     if not features.meta and "_meta" in block:
         block = {k: v for k, v in block.items() if k != "_meta"}
-    if not features.titles and kind == "resource_link":
-        block = {k: v for k, v in block.items() if k != "title"}
+    if not features.meta and kind == "resource":
+        resource = block.get("resource")
+        if isinstance(resource, dict) and "_meta" in resource:
+            block = {**block, "resource": {k: v for k, v in resource.items() if k != "_meta"}}
+    if not features.icons and kind == "resource_link" and "icons" in block:
+        block = {k: v for k, v in block.items() if k != "icons"}
+    annotations = block.get("annotations")
+    if (
+        not features.last_modified
+        and isinstance(annotations, dict)
+        and "lastModified" in annotations
+    ):
+        kept = {k: v for k, v in annotations.items() if k != "lastModified"}
+        block = {k: v for k, v in block.items() if k != "annotations"}
+        if kept:
+            block["annotations"] = kept
     return block
 
 
 def call_result(result: JSON, features: Features) -> JSON:
     """A ``tools/call`` result for the revision."""
     content = result.get("content", [])
-    if not (features.resource_links and features.audio and features.meta):
+    if not features.icons:  # every content feature is older than icons
         content = [content_block(block, features) for block in content]
     shaped: JSON = {"content": content}
-    if features.structured and "structuredContent" in result:
-        shaped["structuredContent"] = result["structuredContent"]
+    if "structuredContent" in result:
+        structured = result["structuredContent"]
+        # Before 2026-07-28 structuredContent must be an object (TL-20).
+        if features.structured and (features.any_structured or isinstance(structured, dict)):
+            shaped["structuredContent"] = structured
+        elif not content:  # a client that cannot see it still gets the data (TL-21)
+            shaped["content"] = [{"type": "text", "text": orjson.dumps(structured).decode()}]
     if result.get("isError"):
         shaped["isError"] = True
     if features.meta and "_meta" in result:
