@@ -12,6 +12,11 @@ a content block (``types.*Content``,   that block; a list mixing them with strin
 anything else (numbers, lists, dicts,  the JSON as text, plus ``structuredContent`` when
 models, dataclasses, TypedDicts)       the tool has an output schema or the value is an object
 =====================================  =================================================
+
+A tool declared with ``structured_output=False`` never gets ``structuredContent``. The MIME
+type of ``Image``/``Audio``/``File`` comes from ``format``, else the file name, else the
+data's signature (PNG, JPEG, GIF, WebP, WAV, MP3, Ogg, FLAC, PDF), else ``image/png`` /
+``audio/wav`` / ``application/octet-stream`` (the official SDK's defaults).
 """
 
 from __future__ import annotations
@@ -29,11 +34,52 @@ if TYPE_CHECKING:
 JSON = dict[str, Any]
 
 
+# `format="jpg"` means image/jpeg: the subtypes whose name differs from the usual extension.
+_FORMAT_ALIASES = {"jpg": "jpeg", "svg": "svg+xml", "tif": "tiff", "mp3": "mpeg", "m4a": "mp4"}
+# Names some systems' MIME tables use for types with a registered name.
+_MIME_ALIASES = {
+    "audio/x-wav": "audio/wav",
+    "audio/wave": "audio/wav",
+    "audio/x-flac": "audio/flac",
+}
+# Signatures of common formats, for bytes that come without a name or a format.
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"ID3", "audio/mpeg"),
+    (b"OggS", "audio/ogg"),
+    (b"fLaC", "audio/flac"),
+    (b"%PDF-", "application/pdf"),
+)
+_RIFF = {b"WEBP": "image/webp", b"WAVE": "audio/wav"}
+
+
+def _guess_from_name(name: str) -> str | None:
+    import mimetypes  # only when a MIME type has to be guessed
+
+    guessed = mimetypes.guess_type(name)[0]
+    return _MIME_ALIASES.get(guessed, guessed) if guessed else None
+
+
+def _sniff(data: bytes) -> str | None:
+    if data[:4] == b"RIFF":
+        return _RIFF.get(data[8:12])
+    for magic, mime in _MAGIC:
+        if data.startswith(magic):
+            return mime
+    if data[:2] in (b"\xff\xfb", b"\xff\xf3", b"\xff\xf2"):  # an MPEG audio frame
+        return "audio/mpeg"
+    return None
+
+
 class _Media:
     """Binary content from a path or bytes; the MIME type is guessed from the name if not given."""
 
     __toolwire_content__ = True
     _kind = "application"
+    _default_mime = "application/octet-stream"
 
     def __init__(
         self,
@@ -50,15 +96,23 @@ class _Media:
         self.mime_type = mime_type or self._guess_mime(format)
 
     def _guess_mime(self, format: str | None) -> str:
+        """From ``format``, else the file name, else the data's signature, else a default."""
         if format:
-            return format if "/" in format else f"{self._kind}/{format.lower()}"
+            if "/" in format:
+                return format
+            format = format.lower().lstrip(".")
+            if self._kind == "application":
+                return _guess_from_name(f"file.{format}") or f"application/{format}"
+            return f"{self._kind}/{_FORMAT_ALIASES.get(format, format)}"
         if self.path is not None:
-            import mimetypes  # only when a MIME type has to be guessed
-
-            guessed = mimetypes.guess_type(self.path.name)[0]
+            guessed = _guess_from_name(self.path.name)
             if guessed:
                 return guessed
-        return "application/octet-stream"
+        if self.data is not None:
+            sniffed = _sniff(self.data)
+            if sniffed:
+                return sniffed
+        return self._default_mime
 
     def read(self) -> bytes:
         if self.data is not None:
@@ -77,6 +131,7 @@ class Image(_Media):
     """An image for the model: ``return Image(path="chart.png")`` or ``Image(data=png, format="png")``."""
 
     _kind = "image"
+    _default_mime = "image/png"
 
     def to_block(self) -> JSON:
         return {"type": "image", "data": self.base64(), "mimeType": self.mime_type}
@@ -86,6 +141,7 @@ class Audio(_Media):
     """A sound clip: ``return Audio(path="note.wav")``."""
 
     _kind = "audio"
+    _default_mime = "audio/wav"
 
     def to_block(self) -> JSON:
         return {"type": "audio", "data": self.base64(), "mimeType": self.mime_type}
@@ -107,7 +163,12 @@ class File(_Media):
         self.name = name or (self.path.name if self.path is not None else "file")
 
     def to_block(self) -> JSON:
-        uri = self.path.resolve().as_uri() if self.path is not None else f"file:///{self.name}"
+        if self.path is not None:
+            uri = self.path.resolve().as_uri()
+        else:
+            from urllib.parse import quote
+
+            uri = f"file:///{quote(self.name)}"
         resource: JSON = {"uri": uri, "mimeType": self.mime_type}
         raw = self.read()
         if self.mime_type.startswith("text/") or self.mime_type in _TEXTUAL:
@@ -160,8 +221,12 @@ def to_json_text(value: Any) -> str:
     return orjson.dumps(value, default=_json_default).decode()
 
 
-def to_result(value: Any, schema: FunctionSchema | None) -> JSON:
-    """The internal (newest-revision) ``CallToolResult`` for a tool's return value."""
+def to_result(value: Any, schema: FunctionSchema | None, *, structured: bool = True) -> JSON:
+    """The internal (newest-revision) ``CallToolResult`` for a tool's return value.
+
+    ``structured=False`` (a tool declared with ``structured_output=False``) never adds
+    ``structuredContent``.
+    """
     if isinstance(value, str) and (schema is None or schema.output_schema is None):
         return {"content": [{"type": "text", "text": value}]}
     if value is None and (schema is None or schema.output_schema is None):
@@ -178,13 +243,13 @@ def to_result(value: Any, schema: FunctionSchema | None) -> JSON:
     if schema is not None:
         data = schema.dump_output(value)
         if schema.output_schema is not None:
-            structured = {"result": data} if schema.wraps_result else data
+            payload = {"result": data} if schema.wraps_result else data
             text = data if isinstance(data, str) else to_json_text(data)
-            return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
+            return {"content": [{"type": "text", "text": text}], "structuredContent": payload}
     else:
         data = orjson.loads(to_json_text(value))
     result: JSON = {"content": [{"type": "text", "text": to_json_text(data)}]}
-    if isinstance(data, dict):
+    if structured and isinstance(data, dict):
         result["structuredContent"] = data
     return result
 

@@ -90,6 +90,26 @@ def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def _refuse_unbound_method(target: Any, name: str) -> None:
+    """A function written in a class body whose first parameter is ``self``/``cls``.
+
+    Decorating it registers the plain function: there is no instance to bind ``self`` to, so
+    the tool could never be called. The bound method of an instance is what works.
+    """
+    if not inspect.isfunction(target):
+        return
+    owner = target.__qualname__.rpartition("<locals>.")[2].rpartition(".")[0]
+    if not owner:
+        return
+    first = next(iter(inspect.signature(target).parameters), None)
+    if first in ("self", "cls"):
+        raise RegistrationError(
+            f"Tool {name!r} is a method of {owner} (its first parameter is {first!r}): register "
+            f"the bound method instead, e.g. mcp.add_tool(instance.{target.__name__}), or make "
+            "it a @staticmethod"
+        )
+
+
 def _is_async(fn: Callable[..., Any]) -> bool:
     target = _unwrap(fn)
     if inspect.iscoroutinefunction(target):
@@ -127,9 +147,13 @@ class Tool:
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
         target = _unwrap(fn)
         self.fn = fn
-        self.name = check_name(name or str(getattr(target, "__name__", type(target).__name__)))
+        if name is None:
+            name = str(getattr(target, "__name__", type(target).__name__))
+        self.name = check_name(name)
+        _refuse_unbound_method(target, self.name)
         if output_schema is False:
             structured_output = False
+        self.structured = structured_output is not False
         try:
             self.schema: FunctionSchema = function_schema(
                 fn,
@@ -138,7 +162,10 @@ class Tool:
                 structured_output=structured_output,
             )
         except (TypeError, ValueError) as exc:
-            raise RegistrationError(f"Tool {self.name!r}: {exc}") from exc
+            message = str(exc)
+            if not message.lower().startswith(f"tool {self.name!r}"):
+                message = f"Tool {self.name!r}: {message}"
+            raise RegistrationError(message[:1].upper() + message[1:]) from exc
         if isinstance(output_schema, dict):
             self.schema.output_schema = output_schema
         self.title = title
@@ -156,6 +183,7 @@ class Tool:
         # has proven quick (see "How sync tools run" below).
         self.inline = not self.is_async and blocking is False and timeout is None
         self._quick_calls = 0
+        self._demoted = False  # a slow inline call sends a tool back to threads for good
         self.enabled = True
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.definition = self._definition()
@@ -216,7 +244,7 @@ class Tool:
             return self._failure(exc, mask_errors)
         if elapsed > DEMOTE_AFTER_S and self.blocking is None:
             self.inline = False
-            self._quick_calls = 0
+            self._demoted = True
             logger.warning(
                 "Tool %r ran for %.1f ms on the event loop; it runs on worker threads from now on "
                 "(declare blocking=True to start it there)",
@@ -241,7 +269,7 @@ class Tool:
 
     def _observe(self, elapsed: float) -> None:
         """Count quick thread calls; enough of them in a row move the tool inline."""
-        if self.blocking is not None or self.timeout is not None:
+        if self.blocking is not None or self.timeout is not None or self._demoted:
             return
         if elapsed < QUICK_CALL_S:
             self._quick_calls += 1
@@ -252,19 +280,18 @@ class Tool:
 
     def _result(self, value: Any) -> JSON:
         try:
-            return to_result(value, self.schema)
+            return to_result(value, self.schema, structured=self.structured)
         except Exception as exc:  # the return value does not fit the declared output
             reference = os.urandom(4).hex()
+            if self.schema.output_schema is not None:
+                problem = "a result that does not match its output schema"
+            else:  # nothing declared: the value cannot be turned into JSON
+                problem = f"a value that cannot be sent as a result ({type(value).__name__})"
             logger.error(
-                "Tool %r returned a value that does not match its output schema (reference %s)",
-                self.name,
-                reference,
-                exc_info=exc,
+                "Tool %r returned %s (reference %s)", self.name, problem, reference, exc_info=exc
             )
             return text_result(
-                f"Tool '{self.name}' returned a result that does not match its output schema "
-                f"(reference {reference})",
-                is_error=True,
+                f"Tool '{self.name}' returned {problem} (reference {reference})", is_error=True
             )
 
     def _failure(self, exc: BaseException, mask_errors: bool) -> JSON:
@@ -279,7 +306,7 @@ def failure_result(exc: BaseException, tool: str, source: str | None, mask_error
     reference id, with the traceback in the server log.
     """
     if isinstance(exc, ToolError) or (isinstance(exc, EXPECTED_ERRORS) and _raised_by(exc, source)):
-        return text_result(str(exc) or type(exc).__name__, is_error=True)
+        return text_result(_message(exc), is_error=True)
     reference = os.urandom(4).hex()
     logger.error("Tool %r failed (reference %s)", tool, reference, exc_info=exc)
     if not mask_errors:
@@ -287,6 +314,16 @@ def failure_result(exc: BaseException, tool: str, source: str | None, mask_error
     return text_result(
         f"Tool '{tool}' failed with an internal error (reference {reference})", is_error=True
     )
+
+
+def _message(exc: BaseException) -> str:
+    # str(KeyError("No such user")) is "'No such user'": show what the author wrote.
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0] or type(exc).__name__
+    return str(exc) or type(exc).__name__
+
+
+_LIBRARY_DIRS = frozenset({"site-packages", "dist-packages"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -316,5 +353,7 @@ def _raised_by(exc: BaseException, tool_source: str | None) -> bool:
         return True
     if filename.startswith("<"):
         return False
-    resolved = str(Path(filename).resolve())
-    return not resolved.startswith(_library_roots())
+    resolved = Path(filename).resolve()
+    if _LIBRARY_DIRS.intersection(resolved.parts):  # any installed package, wherever it lives
+        return False
+    return not str(resolved).startswith(_library_roots())

@@ -106,7 +106,9 @@ class ServerCore:
         return self._info_by_revision[features.revision]
 
     def capabilities(self, features: Features) -> JSON:
-        return {"tools": {"listChanged": True}, "logging": {}}
+        # List changes reach legacy sessions as notifications; modern clients would need a
+        # subscriptions/listen stream, which this server does not offer yet.
+        return {"tools": {"listChanged": not features.modern}, "logging": {}}
 
     # ------------------------------------------------------------ tools (overridden)
 

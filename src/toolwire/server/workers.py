@@ -10,6 +10,7 @@ calls queue.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import threading
 from collections import deque
@@ -17,27 +18,56 @@ from collections.abc import Callable
 from queue import SimpleQueue
 from typing import Any
 
-_Job = tuple[asyncio.Future[Any], Callable[..., Any], dict[str, Any], contextvars.Context]
+
+class _Inbox:
+    """Finished calls waiting to be handed back to one event loop."""
+
+    __slots__ = ("done", "loop", "wakeup_pending")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.done: deque[tuple[asyncio.Future[Any], bool, Any]] = deque()
+        self.wakeup_pending = False
+
+    def deliver(self) -> None:
+        self.wakeup_pending = False
+        done = self.done
+        while done:
+            future, ok, value = done.popleft()
+            if future.cancelled():
+                continue
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
+
+
+_Job = tuple[asyncio.Future[Any], Callable[..., Any], dict[str, Any], contextvars.Context, _Inbox]
 
 
 class ThreadRunner:
+    """Runs sync calls on worker threads for whichever event loop submits them.
+
+    A server may be served by one loop after another (``asyncio.run`` twice, a test per
+    loop); each loop gets its own inbox, so a result always resolves on the loop that asked.
+    """
+
     def __init__(self, max_workers: int = 16) -> None:
         self.max_workers = max_workers
         self._jobs: SimpleQueue[_Job | None] = SimpleQueue()
-        self._done: deque[tuple[asyncio.Future[Any], bool, Any]] = deque()
         self._threads: list[threading.Thread] = []
         self._idle = 0
-        self._wakeup_pending = False
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._inbox: _Inbox | None = None
         self._lock = threading.Lock()
 
     def submit(self, fn: Callable[..., Any], kwargs: dict[str, Any]) -> asyncio.Future[Any]:
         """Run ``fn(**kwargs)`` on a worker; the future resolves on the calling loop."""
-        loop = self._loop
-        if loop is None:
-            loop = self._loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
+        inbox = self._inbox
+        if inbox is None or inbox.loop is not loop:
+            inbox = self._inbox = _Inbox(loop)
         future: asyncio.Future[Any] = loop.create_future()
-        self._jobs.put((future, fn, kwargs, contextvars.copy_context()))
+        self._jobs.put((future, fn, kwargs, contextvars.copy_context(), inbox))
         if self._idle == 0 and len(self._threads) < self.max_workers:
             self._start_worker()
         return future
@@ -53,7 +83,7 @@ class ThreadRunner:
         thread.start()
 
     def _work(self) -> None:
-        jobs, done = self._jobs, self._done
+        jobs = self._jobs
         while True:
             with self._lock:
                 self._idle += 1
@@ -62,33 +92,21 @@ class ThreadRunner:
                 self._idle -= 1
             if job is None:
                 return
-            future, fn, kwargs, context = job
+            future, fn, kwargs, context, inbox = job
             try:
                 outcome = (future, True, context.run(fn, **kwargs))
             except BaseException as exc:  # handed to the awaiting task
                 outcome = (future, False, exc)
-            done.append(outcome)
+            inbox.done.append(outcome)
             del job, future, outcome
-            if not self._wakeup_pending:
-                self._wakeup_pending = True
-                loop = self._loop
-                if loop is not None and not loop.is_closed():
-                    try:
-                        loop.call_soon_threadsafe(self._deliver)
-                    except RuntimeError:  # the loop closed meanwhile
-                        return
-
-    def _deliver(self) -> None:
-        self._wakeup_pending = False
-        done = self._done
-        while done:
-            future, ok, value = done.popleft()
-            if future.cancelled():
-                continue
-            if ok:
-                future.set_result(value)
-            else:
-                future.set_exception(value)
+            if not inbox.wakeup_pending:
+                inbox.wakeup_pending = True
+                loop = inbox.loop
+                if not loop.is_closed():
+                    # RuntimeError: the loop closed meanwhile, nobody is waiting
+                    with contextlib.suppress(RuntimeError):
+                        loop.call_soon_threadsafe(inbox.deliver)
+            del inbox
 
     def shutdown(self) -> None:
         """Let idle workers exit; running calls finish on their own (threads are daemons)."""
