@@ -1,0 +1,326 @@
+"""The examples in examples/, each run as a real stdio subprocess, on a legacy revision and
+on 2026-07-28, with every message checked against the revision's JSON Schema."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from wire import EXAMPLES, checked_client
+
+LEGACY = "2025-06-18"
+MODERN = "2026-07-28"
+REVISIONS = [LEGACY, MODERN]
+READ_ONLY = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+
+
+def command(name: str) -> list[str]:
+    return [sys.executable, str(EXAMPLES / f"{name}.py")]
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def body(raw: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in raw.items() if k not in ("resultType", "_meta")}
+
+
+def error(message: str) -> dict[str, Any]:
+    return {"content": [text(message)], "isError": True}
+
+
+def number(value: float) -> dict[str, Any]:
+    return {"content": [text(repr(float(value)))], "structuredContent": {"result": value}}
+
+
+async def call(client: Any, tools: dict[str, Any], name: str, arguments: dict[str, Any]) -> Any:
+    """Call a tool; a structured result must fit the tool's outputSchema (TL-22)."""
+    result = await client.call_tool(name, arguments)
+    schema = tools[name].get("outputSchema")
+    if schema is not None and not result.is_error:
+        Draft202012Validator(schema).validate(result.structured)
+    return body(result.raw)
+
+
+@pytest.mark.parametrize("name", ["calculator", "bmi", "weather"])
+def test_each_example_is_documented_and_runnable(name: str) -> None:
+    source = (EXAMPLES / f"{name}.py").read_text()
+    tree = ast.parse(source)
+    docstring = ast.get_docstring(tree)
+    assert docstring and f"python examples/{name}.py" in docstring
+    assert 'if __name__ == "__main__":\n    mcp.run()\n' in source
+
+
+# ---------------------------------------------------------------- calculator
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+async def test_calculator(revision: str) -> None:
+    async with checked_client(command("calculator"), revision) as client:
+        assert client.server_info["name"] == "Calculator"
+        tools = {t["name"]: t for t in await client.list_tools()}
+        assert list(tools) == ["add", "subtract", "multiply", "divide", "power", "sqrt"]
+        assert tools["divide"] == {
+            "name": "divide",
+            "description": "Divide a by b.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "number", "description": "The dividend"},
+                    "b": {"type": "number", "description": "The divisor (must not be zero)"},
+                },
+                "required": ["a", "b"],
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {"result": {"type": "number"}},
+                "required": ["result"],
+            },
+            "annotations": {"title": "Divide", **READ_ONLY},
+        }
+        assert tools["sqrt"]["inputSchema"] == {
+            "type": "object",
+            "properties": {
+                "x": {"type": "number", "description": "A number that is zero or positive"}
+            },
+            "required": ["x"],
+        }
+        for tool in tools.values():
+            assert {k: v for k, v in tool["annotations"].items() if k != "title"} == READ_ONLY
+
+        assert await call(client, tools, "add", {"a": 2, "b": 3}) == number(5.0)
+        assert await call(client, tools, "subtract", {"a": 2, "b": 3.5}) == number(-1.5)
+        assert await call(client, tools, "multiply", {"a": 4, "b": 2.5}) == number(10.0)
+        assert await call(client, tools, "divide", {"a": 7, "b": 2}) == number(3.5)
+        assert await call(client, tools, "power", {"base": 2, "exponent": 10}) == number(1024.0)
+        assert await call(client, tools, "power", {"base": -2, "exponent": 3}) == number(-8.0)
+        assert await call(client, tools, "sqrt", {"x": 16}) == number(4.0)
+
+        assert await call(client, tools, "divide", {"a": 1, "b": 0}) == error(
+            "Cannot divide by zero"
+        )
+        assert await call(client, tools, "sqrt", {"x": -4}) == error(
+            "Cannot take the square root of a negative number (-4)"
+        )
+        assert await call(client, tools, "power", {"base": 0, "exponent": -1}) == error(
+            "Cannot raise zero to a negative power"
+        )
+        assert await call(client, tools, "power", {"base": -8, "exponent": 0.5}) == error(
+            "A negative base needs a whole-number exponent"
+        )
+        assert await call(client, tools, "power", {"base": 10, "exponent": 400}) == error(
+            "The result of 10 ** 400 is too large"
+        )
+        assert await call(client, tools, "add", {"a": "two", "b": 3}) == error(
+            "Invalid arguments for tool 'add': a: Input should be a valid number, "
+            "unable to parse string as a number"
+        )
+
+
+async def test_calculator_on_2024_11_05() -> None:
+    async with checked_client(command("calculator"), "2024-11-05") as client:
+        [add, *_] = await client.list_tools()
+        assert set(add) == {"name", "description", "inputSchema"}
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+        assert result.raw == {"content": [text("3.0")]}
+        result = await client.call_tool("divide", {"a": 1, "b": 0})
+        assert result.raw == error("Cannot divide by zero")
+
+
+# ---------------------------------------------------------------- bmi
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+async def test_bmi(revision: str) -> None:
+    async with checked_client(command("bmi"), revision) as client:
+        [tool] = await client.list_tools()
+        assert tool == {
+            "name": "calculate_bmi",
+            "description": "Calculate the body mass index (BMI) for an adult.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "weight_kg": {
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "maximum": 500,
+                        "description": "Weight in kilograms",
+                    },
+                    "height_m": {
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "maximum": 3,
+                        "description": "Height in meters",
+                    },
+                },
+                "required": ["weight_kg", "height_m"],
+            },
+            "outputSchema": {
+                "type": "object",
+                "description": "A body mass index and its WHO category.",
+                "properties": {
+                    "bmi": {
+                        "type": "number",
+                        "description": "Body mass index, rounded to one decimal",
+                    },
+                    "category": {
+                        "type": "string",
+                        "enum": ["underweight", "normal", "overweight", "obese"],
+                        "description": "WHO category for adults",
+                    },
+                },
+                "required": ["bmi", "category"],
+            },
+            "annotations": {"title": "Calculate BMI", **READ_ONLY},
+        }
+        tools = {"calculate_bmi": tool}
+        assert await call(client, tools, "calculate_bmi", {"weight_kg": 70, "height_m": 1.75}) == {
+            "content": [text('{"bmi":22.9,"category":"normal"}')],
+            "structuredContent": {"bmi": 22.9, "category": "normal"},
+        }
+        for weight, category in ((50, "underweight"), (80, "overweight"), (100, "obese")):
+            result = await call(
+                client, tools, "calculate_bmi", {"weight_kg": weight, "height_m": 1.75}
+            )
+            assert result["structuredContent"]["category"] == category
+        assert await call(client, tools, "calculate_bmi", {"weight_kg": 0, "height_m": 5}) == error(
+            "Invalid arguments for tool 'calculate_bmi': "
+            "weight_kg: Input should be greater than 0; "
+            "height_m: Input should be less than or equal to 3"
+        )
+        assert await call(client, tools, "calculate_bmi", {}) == error(
+            "Invalid arguments for tool 'calculate_bmi': "
+            "weight_kg: Field required; height_m: Field required"
+        )
+
+
+# ---------------------------------------------------------------- weather
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+async def test_weather(revision: str) -> None:
+    async with checked_client(command("weather"), revision) as client:
+        tools = {t["name"]: t for t in await client.list_tools()}
+        assert list(tools) == ["get_forecast", "current_conditions"]
+        assert tools["get_forecast"]["inputSchema"] == {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "City name, e.g. London"},
+                "days": {
+                    "type": "integer",
+                    "maximum": 7,
+                    "minimum": 1,
+                    "description": "Number of days, 1 to 7",
+                    "default": 3,
+                },
+                "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            },
+            "required": ["city"],
+        }
+        assert tools["current_conditions"]["inputSchema"] == {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "City name, e.g. Paris"},
+                "country": {
+                    "type": "string",
+                    "description": "Optional country, to tell cities with the same name apart",
+                },
+            },
+            "required": ["city"],
+        }
+        assert tools["current_conditions"]["outputSchema"] == {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "temperature": {"type": "number"},
+                "humidity": {"type": "integer"},
+                "condition": {"type": "string"},
+            },
+            "required": ["city", "temperature", "humidity", "condition"],
+        }
+        assert tools["get_forecast"]["outputSchema"]["required"] == ["city", "units", "days"]
+
+        result = await call(client, tools, "get_forecast", {"city": "London"})
+        assert result["structuredContent"] == {
+            "city": "London",
+            "units": "celsius",
+            "days": [
+                {"day": 0, "high": 12.0, "low": 4.0, "condition": "partly cloudy"},
+                {"day": 1, "high": 14.0, "low": 6.0, "condition": "cloudy"},
+                {"day": 2, "high": 11.0, "low": 3.0, "condition": "rain"},
+            ],
+        }
+        assert result["content"] == [
+            text(
+                '{"city":"London","units":"celsius","days":['
+                '{"day":0,"high":12.0,"low":4.0,"condition":"partly cloudy"},'
+                '{"day":1,"high":14.0,"low":6.0,"condition":"cloudy"},'
+                '{"day":2,"high":11.0,"low":3.0,"condition":"rain"}]}'
+            )
+        ]
+        again = await call(client, tools, "get_forecast", {"city": " london ", "units": None})
+        assert again == result  # deterministic; null for the Optional param is accepted
+
+        result = await call(
+            client, tools, "get_forecast", {"city": "Oslo", "days": 2, "units": "fahrenheit"}
+        )
+        assert result["structuredContent"] == {
+            "city": "Oslo",
+            "units": "fahrenheit",
+            "days": [
+                {"day": 0, "high": 50.0, "low": 35.6, "condition": "showers"},
+                {"day": 1, "high": 44.6, "low": 30.2, "condition": "sunny"},
+            ],
+        }
+
+        conditions = {"city": "Paris", "temperature": 13.0, "humidity": 70, "condition": "rain"}
+        for arguments in ({"city": "Paris"}, {"city": "Paris", "country": None}):
+            assert await call(client, tools, "current_conditions", arguments) == {
+                "content": [
+                    text('{"city":"Paris","temperature":13.0,"humidity":70,"condition":"rain"}')
+                ],
+                "structuredContent": conditions,
+            }
+        result = await call(client, tools, "current_conditions", {"city": "Paris", "country": "FR"})
+        assert result["structuredContent"]["city"] == "Paris, FR"
+
+        assert await call(client, tools, "get_forecast", {"city": "Berlin"}) == error(
+            "Unknown city: 'Berlin'. Known cities: London, Oslo, Paris, Tokyo"
+        )
+        assert await call(
+            client, tools, "get_forecast", {"city": "Paris", "days": 9, "units": "kelvin"}
+        ) == error(
+            "Invalid arguments for tool 'get_forecast': "
+            "days: Input should be less than or equal to 7; "
+            "units: Input should be 'celsius' or 'fahrenheit'"
+        )
+
+
+async def test_weather_on_2025_03_26_has_no_structured_content() -> None:
+    async with checked_client(command("weather"), "2025-03-26") as client:
+        tools = await client.list_tools()
+        assert all("outputSchema" not in t for t in tools)
+        result = await client.call_tool("current_conditions", {"city": "Tokyo"})
+        assert result.raw == {
+            "content": [
+                text('{"city":"Tokyo","temperature":16.0,"humidity":65,"condition":"sunny"}')
+            ]
+        }
+
+
+def test_examples_do_not_touch_the_network() -> None:
+    for path in Path(EXAMPLES).glob("*.py"):
+        source = path.read_text()
+        for module in ("httpx", "requests", "urllib", "socket", "aiohttp"):
+            assert f"import {module}" not in source, path.name

@@ -1,0 +1,646 @@
+"""Registering tools (names, overrides, kinds of callables), removing them, list changes,
+and how sync tools run: on worker threads, inline once proven quick, back on threads when slow."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import threading
+from typing import Any
+
+import pytest
+
+from toolwire import RegistrationError, Server, ServerError
+from toolwire import tools as tools_module
+
+from wire import checked_client
+
+LEGACY = "2025-06-18"
+MODERN = "2026-07-28"
+
+ADD_SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    "required": ["a", "b"],
+}
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers together."""
+    return a + b
+
+
+# ---------------------------------------------------------------- names
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["", "get weather", "x" * 129, "héllo", "日本", "a,b", "a/b", "tab\tname", "new\nline"],
+    ids=["empty", "space", "129-chars", "accent", "cjk", "comma", "slash", "tab", "newline"],
+)
+def test_invalid_names_are_rejected_at_decoration_time(name: str) -> None:
+    mcp = Server("t")
+    with pytest.raises(RegistrationError, match="Invalid tool name"):
+        mcp.tool(name)(add)
+    with pytest.raises(RegistrationError, match="Invalid tool name"):
+        mcp.tool(name=name)(add)
+    with pytest.raises(RegistrationError, match="Invalid tool name"):
+        mcp.add_tool(add, name=name)
+    assert mcp.tools == []
+
+
+def test_empty_name_is_not_replaced_by_the_function_name() -> None:
+    mcp = Server("t")
+    with pytest.raises(RegistrationError) as info:
+        mcp.tool("")(add)
+    assert "''" in str(info.value)
+    assert mcp.get_tool("add") is None
+
+
+@pytest.mark.parametrize("name", ["a", "x" * 128, "get_weather", "Weather.Get-v2", "0", "A_b.c-D"])
+def test_valid_names_are_accepted(name: str) -> None:
+    mcp = Server("t")
+    mcp.tool(name)(add)
+    tool = mcp.get_tool(name)
+    assert tool is not None and tool.name == name
+
+
+def test_a_function_whose_own_name_is_invalid_is_rejected() -> None:
+    mcp = Server("t")
+
+    def héllo() -> str:
+        return "hi"
+
+    with pytest.raises(RegistrationError, match="héllo"):
+        mcp.tool(héllo)
+    # ... but it can be registered under a valid name
+    mcp.tool("hello")(héllo)
+    assert [t.name for t in mcp.tools] == ["hello"]
+
+
+def test_names_are_case_sensitive() -> None:
+    mcp = Server("t")
+    mcp.tool("Add")(add)
+    mcp.tool("add")(add)
+    assert [t.name for t in mcp.tools] == ["Add", "add"]
+
+
+def test_duplicate_names_are_rejected_and_the_first_tool_stays() -> None:
+    mcp = Server("t")
+    mcp.tool()(add)
+
+    def other(x: int) -> int:
+        return x
+
+    with pytest.raises(RegistrationError, match="'add' is already registered"):
+        mcp.tool("add")(other)
+    with pytest.raises(RegistrationError, match="already registered"):
+        mcp.add_tool(add)
+    assert [t.name for t in mcp.tools] == ["add"]
+    tool = mcp.get_tool("add")
+    assert tool is not None and tool.fn is add
+
+
+# ---------------------------------------------------------------- decorator forms
+
+
+def test_every_decorator_form_returns_the_function_unchanged() -> None:
+    mcp = Server("t")
+
+    @mcp.tool
+    def bare(a: int) -> int:
+        return a + 1
+
+    @mcp.tool()
+    def called(a: int) -> int:
+        return a + 2
+
+    @mcp.tool("renamed")
+    def positional(a: int) -> int:
+        return a + 3
+
+    @mcp.tool(name="kw_named", title="Kw", description="Keyword form.")
+    async def keyword(a: int) -> int:
+        return a + 4
+
+    assert (bare(1), called(1), positional(1)) == (2, 3, 4)
+    assert asyncio.run(keyword(1)) == 5
+    assert bare.__name__ == "bare" and keyword.__name__ == "keyword"
+    assert [t.name for t in mcp.tools] == ["bare", "called", "renamed", "kw_named"]
+    assert mcp.get_tool("renamed").fn is positional  # type: ignore[union-attr]
+
+
+def test_add_tool_returns_the_tool_and_remove_tool_unregisters_it() -> None:
+    mcp = Server("t")
+    tool = mcp.add_tool(add, title="Adder")
+    assert tool is mcp.get_tool("add")
+    assert tool.definition == {
+        "name": "add",
+        "title": "Adder",
+        "description": "Add two numbers together.",
+        "inputSchema": ADD_SCHEMA,
+        "outputSchema": {
+            "type": "object",
+            "properties": {"result": {"type": "integer"}},
+            "required": ["result"],
+        },
+    }
+    mcp.remove_tool("add")
+    assert mcp.get_tool("add") is None and mcp.tools == []
+    with pytest.raises(KeyError, match="add"):
+        mcp.remove_tool("add")
+
+
+async def test_name_title_description_and_annotations_overrides() -> None:
+    mcp = Server("t")
+
+    @mcp.tool(
+        name="sum_two",
+        title="Sum",
+        description="Overrides the docstring.",
+        annotations={"title": "Sum (hint)", "readOnlyHint": True, "openWorldHint": False},
+    )
+    def add_numbers(a: int, b: int) -> int:
+        """The docstring."""
+        return a + b
+
+    async with checked_client(mcp, LEGACY) as client:
+        [listed] = await client.list_tools()
+    assert listed["name"] == "sum_two"
+    assert listed["title"] == "Sum"
+    assert listed["description"] == "Overrides the docstring."
+    assert listed["annotations"] == {
+        "title": "Sum (hint)",
+        "readOnlyHint": True,
+        "openWorldHint": False,
+    }
+    async with checked_client(mcp, "2024-11-05") as client:
+        [old] = await client.list_tools()
+    assert "title" not in old and "annotations" not in old and "outputSchema" not in old
+
+
+def test_unknown_annotation_keys_are_rejected() -> None:
+    mcp = Server("t")
+    with pytest.raises(RegistrationError, match="readonly"):
+        mcp.tool(annotations={"readonly": True})(add)
+
+
+# ---------------------------------------------------------------- kinds of callables
+
+
+class Counter:
+    def __init__(self, step: int) -> None:
+        self.step = step
+        self.total = 0
+
+    def bump(self, times: int = 1) -> int:
+        """Bump the counter."""
+        self.total += self.step * times
+        return self.total
+
+    async def abump(self, times: int = 1) -> int:
+        self.total += self.step * times
+        return self.total
+
+
+class Greeter:
+    """Greets people."""
+
+    def __init__(self, greeting: str) -> None:
+        self.greeting = greeting
+
+    def __call__(self, name: str) -> str:
+        return f"{self.greeting}, {name}!"
+
+
+class AsyncGreeter:
+    """Greets people asynchronously."""
+
+    async def __call__(self, name: str) -> str:
+        await asyncio.sleep(0)
+        return f"Hi, {name}!"
+
+
+def power(base: int, exponent: int) -> int:
+    """Raise base to a power."""
+    return base**exponent
+
+
+async def test_bound_methods_callable_objects_and_partials() -> None:
+    mcp = Server("t")
+    counter = Counter(step=10)
+    mcp.add_tool(counter.bump)
+    mcp.add_tool(counter.abump)
+    mcp.add_tool(Greeter("Hello"), name="greet")
+    mcp.add_tool(AsyncGreeter())
+    mcp.add_tool(functools.partial(power, exponent=2), name="square")
+
+    async with checked_client(mcp, LEGACY) as client:
+        listed = {t["name"]: t for t in await client.list_tools()}
+        assert list(listed) == ["bump", "abump", "greet", "AsyncGreeter", "square"]
+        # no `self` in the schema of a bound method
+        assert listed["bump"]["inputSchema"] == {
+            "type": "object",
+            "properties": {"times": {"type": "integer", "default": 1}},
+        }
+        assert listed["bump"]["description"] == "Bump the counter."
+        assert listed["greet"]["description"] == "Greets people."
+        assert listed["greet"]["inputSchema"] == {
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+        }
+        assert listed["square"]["inputSchema"] == {
+            "type": "object",
+            "properties": {
+                "base": {"type": "integer"},
+                "exponent": {"type": "integer", "default": 2},
+            },
+            "required": ["base"],
+        }
+
+        assert (await client.call_tool("bump", {"times": 2})).structured == {"result": 20}
+        assert (await client.call_tool("abump", {})).structured == {"result": 30}
+        assert counter.total == 30
+        assert (await client.call_tool("greet", {"name": "Ada"})).text == "Hello, Ada!"
+        assert (await client.call_tool("AsyncGreeter", {"name": "Bo"})).text == "Hi, Bo!"
+        assert (await client.call_tool("square", {"base": 7})).structured == {"result": 49}
+        assert (await client.call_tool("square", {"base": 2, "exponent": 5})).text == "32"
+
+    assert mcp.get_tool("abump").is_async  # type: ignore[union-attr]
+    assert mcp.get_tool("AsyncGreeter").is_async  # type: ignore[union-attr]
+    assert not mcp.get_tool("greet").is_async  # type: ignore[union-attr]
+
+
+def test_a_method_decorated_in_a_class_body_is_rejected() -> None:
+    # At class-creation time there is no instance to bind `self` to: the tool could never be
+    # called. Refuse it with a hint rather than publish a schema with a required `self`.
+    mcp = Server("t")
+    with pytest.raises(RegistrationError, match=r"self.*add_tool\(instance\.lookup\)"):
+
+        class Service:
+            @mcp.tool()
+            def lookup(self, key: str) -> str:
+                return key
+
+    with pytest.raises(RegistrationError, match="cls"):
+
+        class Other:
+            @mcp.tool
+            def build(cls, key: str) -> str:
+                return key
+
+    assert mcp.tools == []
+
+
+async def test_static_methods_and_bound_methods_of_a_class_work() -> None:
+    mcp = Server("t")
+
+    class Service:
+        prefix = "svc"
+
+        @staticmethod
+        @mcp.tool()
+        def ping(word: str) -> str:
+            return f"pong {word}"
+
+        def lookup(self, key: str) -> str:
+            return f"{self.prefix}:{key}"
+
+    mcp.add_tool(Service().lookup)
+    async with checked_client(mcp, LEGACY) as client:
+        assert (await client.call_tool("ping", {"word": "x"})).text == "pong x"
+        assert (await client.call_tool("lookup", {"key": "k"})).text == "svc:k"
+
+
+def test_a_function_with_a_parameter_called_self_outside_a_class_is_fine() -> None:
+    mcp = Server("t")
+
+    def echo(self: str) -> str:
+        return self
+
+    mcp.tool()(echo)
+    assert mcp.get_tool("echo").schema.input_schema["required"] == ["self"]  # type: ignore[union-attr]
+
+
+def test_non_callables_are_rejected() -> None:
+    mcp = Server("t")
+    with pytest.raises(RegistrationError, match="callable"):
+        mcp.add_tool(42)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- removal and list changes
+
+
+async def test_removed_tool_is_unknown_with_a_hint() -> None:
+    mcp = Server("t")
+    mcp.tool()(add)
+
+    @mcp.tool()
+    def subtract(a: int, b: int) -> int:
+        return a - b
+
+    async with checked_client(mcp, LEGACY) as client:
+        assert [t["name"] for t in await client.list_tools()] == ["add", "subtract"]
+        mcp.remove_tool("add")
+        assert [t["name"] for t in await client.list_tools()] == ["subtract"]
+        with pytest.raises(ServerError) as info:
+            await client.call_tool("add", {"a": 1, "b": 2})
+        assert info.value.code == -32602
+        assert info.value.message == "Unknown tool: 'add'."
+        with pytest.raises(ServerError) as info:
+            await client.call_tool("subtrac", {"a": 1, "b": 2})
+        assert info.value.code == -32602
+        assert info.value.message == "Unknown tool: 'subtrac'. Did you mean 'subtract'?"
+
+
+def _list_changes(client: Any) -> list[dict[str, Any]]:
+    return [n for n in client.notifications if n["method"] == "notifications/tools/list_changed"]
+
+
+async def test_list_changed_is_sent_once_per_burst_to_a_legacy_session() -> None:
+    mcp = Server("t")
+    mcp.tool()(add)
+    async with checked_client(mcp, LEGACY) as client:
+        assert client.server_capabilities["tools"] == {"listChanged": True}
+        await client.list_tools()
+        for name in ("one", "two", "three"):
+            mcp.add_tool(add, name=name)
+        await client.ping()  # the notification is queued before the ping's answer
+        assert _list_changes(client) == [
+            {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+        ]
+        assert [t["name"] for t in await client.list_tools()] == ["add", "one", "two", "three"]
+
+        mcp.remove_tool("one")
+        mcp.remove_tool("two")
+        await client.ping()
+        assert len(_list_changes(client)) == 2
+        assert [t["name"] for t in await client.list_tools()] == ["add", "three"]
+
+        await client.ping()  # no change, no notification
+        assert len(_list_changes(client)) == 2
+
+
+async def test_list_changed_reaches_every_legacy_session() -> None:
+    mcp = Server("t")
+    async with checked_client(mcp, LEGACY) as first, checked_client(mcp, "2025-03-26") as second:
+        mcp.add_tool(add)
+        await first.ping()
+        await second.ping()
+        assert len(_list_changes(first)) == 1
+        assert len(_list_changes(second)) == 1
+
+
+async def test_no_list_changed_on_a_modern_connection() -> None:
+    mcp = Server("t")
+    async with checked_client(mcp, MODERN) as client:
+        assert [t["name"] for t in await client.list_tools()] == []
+        mcp.add_tool(add)
+        await client.request("tools/list")
+        assert _list_changes(client) == []
+        assert [t["name"] for t in await client.list_tools()] == ["add"]
+
+
+def test_changes_without_a_running_loop_are_fine() -> None:
+    mcp = Server("t")
+    mcp.add_tool(add)
+    mcp.remove_tool("add")
+    assert mcp.tools == []
+
+
+# ---------------------------------------------------------------- how sync tools run
+
+
+async def test_a_slow_sync_tool_does_not_block_a_concurrent_quick_call() -> None:
+    mcp = Server("t")
+    release = threading.Event()
+    started = threading.Event()
+
+    @mcp.tool()
+    def slow() -> str:
+        started.set()
+        release.wait(5)
+        return "slow done"
+
+    @mcp.tool()
+    def quick() -> str:
+        return "quick done"
+
+    async with checked_client(mcp, LEGACY) as client:
+        slow_call = asyncio.create_task(client.call_tool("slow"))
+        try:
+            assert await asyncio.to_thread(started.wait, 5)
+            assert (await client.call_tool("quick")).text == "quick done"
+            assert not slow_call.done()
+        finally:
+            release.set()
+        assert (await slow_call).text == "slow done"
+
+
+async def test_a_time_sleep_tool_does_not_delay_a_concurrent_quick_call() -> None:
+    mcp = Server("t")
+    threads: list[str] = []
+    started = threading.Event()
+
+    @mcp.tool()
+    def nap(seconds: float) -> str:
+        import time
+
+        threads.append(threading.current_thread().name)
+        started.set()
+        time.sleep(seconds)
+        return "rested"
+
+    mcp.add_tool(add)
+    async with checked_client(mcp, LEGACY) as client:
+        napping = asyncio.create_task(client.call_tool("nap", {"seconds": 0.5}))
+        assert await asyncio.to_thread(started.wait, 5)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        assert (await client.call_tool("add", {"a": 1, "b": 2})).text == "3"
+        elapsed = loop.time() - start
+        assert not napping.done()
+        assert elapsed < 0.4
+        assert (await napping).text == "rested"
+    assert threads[0].startswith("toolwire-worker")
+
+
+async def _call_n(client: Any, name: str, n: int, arguments: dict[str, Any] | None = None) -> None:
+    for _ in range(n):
+        result = await client.call_tool(name, arguments or {})
+        assert not result.is_error, result.text
+
+
+async def test_a_quick_sync_tool_moves_inline_after_eight_quick_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)  # every call counts as quick
+    mcp = Server("t")
+    seen: list[str] = []
+
+    @mcp.tool()
+    def where() -> str:
+        seen.append(threading.current_thread().name)
+        return "ok"
+
+    tool = mcp.get_tool("where")
+    assert tool is not None and not tool.inline
+    async with checked_client(mcp, LEGACY) as client:
+        await _call_n(client, "where", tools_module.QUICK_CALLS_TO_INLINE - 1)
+        assert not tool.inline
+        await _call_n(client, "where", 1)
+        assert tool.inline
+        await _call_n(client, "where", 3)
+    main = threading.current_thread().name
+    assert all(name.startswith("toolwire-worker") for name in seen[:8])
+    assert seen[8:] == [main] * 3
+
+
+async def test_real_timings_promote_a_trivial_tool() -> None:
+    mcp = Server("t")
+    tool = mcp.add_tool(add)
+    async with checked_client(mcp, LEGACY) as client:
+        for _ in range(200):  # eight quick calls in a row; a hiccup on a busy machine restarts it
+            await client.call_tool("add", {"a": 1, "b": 2})
+            if tool.inline:
+                break
+    assert tool.inline
+
+
+async def test_a_slow_inline_call_sends_the_tool_back_to_threads_for_good(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)
+    mcp = Server("t")
+    seen: list[str] = []
+
+    @mcp.tool()
+    def sometimes_slow(delay: float = 0.0) -> str:
+        import time
+
+        seen.append(threading.current_thread().name)
+        if delay:
+            time.sleep(delay)
+        return "ok"
+
+    tool = mcp.get_tool("sometimes_slow")
+    assert tool is not None
+    async with checked_client(mcp, LEGACY) as client:
+        await _call_n(client, "sometimes_slow", 8)
+        assert tool.inline
+        with caplog.at_level(logging.WARNING, logger="toolwire"):
+            await _call_n(client, "sometimes_slow", 1, {"delay": 0.01})
+        assert not tool.inline
+        assert "'sometimes_slow' ran for" in caplog.text
+        assert "blocking=True" in caplog.text
+        seen.clear()
+        await _call_n(client, "sometimes_slow", 20)
+        assert not tool.inline
+    assert all(name.startswith("toolwire-worker") for name in seen)
+
+
+async def test_blocking_true_keeps_a_tool_on_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)
+    mcp = Server("t")
+    seen: list[str] = []
+
+    @mcp.tool(blocking=True)
+    def always_threaded() -> str:
+        seen.append(threading.current_thread().name)
+        return "ok"
+
+    tool = mcp.get_tool("always_threaded")
+    assert tool is not None
+    async with checked_client(mcp, LEGACY) as client:
+        await _call_n(client, "always_threaded", 20)
+    assert not tool.inline
+    assert len(seen) == 20 and all(name.startswith("toolwire-worker") for name in seen)
+
+
+async def test_blocking_false_runs_inline_from_the_start_and_stays_there(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    mcp = Server("t")
+    seen: list[str] = []
+
+    @mcp.tool(blocking=False)
+    def on_loop(delay: float = 0.0) -> str:
+        import time
+
+        seen.append(threading.current_thread().name)
+        time.sleep(delay)
+        return "ok"
+
+    tool = mcp.get_tool("on_loop")
+    assert tool is not None and tool.inline
+    async with checked_client(mcp, LEGACY) as client:
+        with caplog.at_level(logging.WARNING, logger="toolwire"):
+            await _call_n(client, "on_loop", 2)
+            await _call_n(client, "on_loop", 1, {"delay": 0.005})  # the author said it's fine
+    assert tool.inline
+    assert "ran for" not in caplog.text
+    assert seen == [threading.current_thread().name] * 3
+
+
+async def test_a_tool_with_a_timeout_always_runs_on_a_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)
+    mcp = Server("t")
+    tool = mcp.add_tool(add, timeout=5, blocking=False)
+    assert not tool.inline
+    async with checked_client(mcp, LEGACY) as client:
+        await _call_n(client, "add", 12, {"a": 1, "b": 1})
+    assert not tool.inline
+
+
+async def test_async_tools_are_never_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)
+    mcp = Server("t")
+
+    @mcp.tool()
+    async def aadd(a: int, b: int) -> int:
+        return a + b
+
+    tool = mcp.get_tool("aadd")
+    assert tool is not None
+    async with checked_client(mcp, LEGACY) as client:
+        await _call_n(client, "aadd", 12, {"a": 1, "b": 1})
+    assert tool.is_async and not tool.inline
+
+
+async def test_inline_tools_still_map_errors_and_invalid_arguments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    mcp = Server("t")
+
+    @mcp.tool(blocking=False)
+    def divide(a: float, b: float) -> float:
+        if b == 0:
+            raise ValueError("Cannot divide by zero")
+        return a / b
+
+    async with checked_client(mcp, LEGACY) as client:
+        result = await client.call_tool("divide", {"a": 1, "b": 0})
+        assert result.raw == {
+            "content": [{"type": "text", "text": "Cannot divide by zero"}],
+            "isError": True,
+        }
+        result = await client.call_tool("divide", {"a": 1})
+        assert result.is_error and "b: Field required" in result.text
+        assert (await client.call_tool("divide", {"a": 1, "b": 4})).structured == {"result": 0.25}
+
+
+def test_one_server_served_by_one_event_loop_after_another() -> None:
+    # e.g. asyncio.run() twice, or one test per loop: results must reach the loop that asked
+    mcp = Server("t")
+    mcp.add_tool(add, blocking=True)
+
+    async def session() -> Any:
+        async with checked_client(mcp, LEGACY) as client:
+            return (await client.call_tool("add", {"a": 1, "b": 2})).structured
+
+    assert asyncio.run(session()) == {"result": 3}
+    assert asyncio.run(session()) == {"result": 3}
