@@ -30,6 +30,7 @@ LAYERS = {
     "content": 2,
     "schema": 2,
     "_schema_clean": 2,
+    "_compat": 2,
     "docstrings": 2,
     "types": 2,
     "transports": 3,

@@ -7,6 +7,7 @@ import base64
 import dataclasses
 import subprocess
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -612,23 +613,18 @@ async def test_content_block_annotations_publish_no_output_schema() -> None:
     assert [t.get("outputSchema") for t in tools] == [None] * 5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="schema.py: typing.TypedDict on Python < 3.12 is refused by pydantic and the "
-    "outputSchema is silently dropped (the official SDK supports it)",
-)
+class PlainWeather(typing.TypedDict):
+    city: str
+    celsius: float
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="pydantic accepts typing.TypedDict")
 async def test_a_typing_typed_dict_return_has_an_output_schema() -> None:
-    from typing import TypedDict as PlainTypedDict
-
-    class Weather(PlainTypedDict):
-        city: str
-        celsius: float
-
+    """Tutorials use ``typing.TypedDict``, which pydantic refuses before Python 3.12."""
     mcp = Server("content", version="0.1.0")
 
     @mcp.tool()
-    def weather() -> Weather:
+    def weather() -> PlainWeather:
         return {"city": "Oslo", "celsius": 4.0}
 
     async with checked_client(mcp, LEGACY) as client:

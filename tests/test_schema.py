@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import types
+import typing
 import uuid
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
@@ -1174,3 +1175,32 @@ def test_import_and_fast_path_do_not_load_pydantic() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+class PlainLocation(typing.TypedDict):
+    """A place."""
+
+    city: str
+    zip: int
+
+
+def test_typing_typed_dict_parameters_work_on_every_python() -> None:
+    """pydantic needs typing_extensions.TypedDict before 3.12; plain typing.TypedDict still works."""
+
+    def where(loc: PlainLocation, others: list[PlainLocation] | None = None) -> PlainLocation:
+        return loc
+
+    fs = function_schema(where)
+    place = {
+        "type": "object",
+        "description": "A place.",
+        "properties": {"city": {"type": "string"}, "zip": {"type": "integer"}},
+        "required": ["city", "zip"],
+    }
+    assert fs.input_schema["properties"]["loc"] == place
+    assert fs.input_schema["properties"]["others"] == {"type": "array", "items": place}
+    assert fs.validate({"loc": {"city": "A", "zip": "5"}}) == {
+        "loc": {"city": "A", "zip": 5},
+        "others": None,
+    }
+    assert fs.output_schema == place

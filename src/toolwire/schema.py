@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
+from ._compat import pydantic_ready
 from ._schema_clean import clean_schema, expand_root_ref
 from .docstrings import Docstring, parse_docstring
 
@@ -406,7 +407,7 @@ def _pydantic_input(
     renamed: dict[str, str] = {}  # model field name -> parameter name
     taken = {p[0] for p in params}
     for index, (pname, ann, default) in enumerate(params):
-        annotation = Any if ann is _EMPTY else ann
+        annotation = Any if ann is _EMPTY else pydantic_ready(ann)
         value = ... if default is _EMPTY else default
         described, aliased = _field_info_has(annotation, value)
         extra: dict[str, Any] = {}
@@ -536,7 +537,7 @@ def _pydantic_output(
     from pydantic import PydanticUserError, TypeAdapter
 
     try:
-        adapter: Any = TypeAdapter(ret)
+        adapter: Any = TypeAdapter(pydantic_ready(ret))
         schema = adapter.json_schema(mode="serialization")
     except (PydanticUserError, NameError, TypeError):
         if structured_output:

@@ -56,7 +56,8 @@ class ThreadRunner:
         self.max_workers = max_workers
         self._jobs: SimpleQueue[_Job | None] = SimpleQueue()
         self._threads: list[threading.Thread] = []
-        self._idle = 0
+        self._idle = 0  # workers waiting for a job
+        self._unclaimed = 0  # jobs queued that no worker has taken yet
         self._inbox: _Inbox | None = None
         self._lock = threading.Lock()
 
@@ -67,8 +68,11 @@ class ThreadRunner:
         if inbox is None or inbox.loop is not loop:
             inbox = self._inbox = _Inbox(loop)
         future: asyncio.Future[Any] = loop.create_future()
+        with self._lock:
+            self._unclaimed += 1
+            short = self._unclaimed > self._idle and len(self._threads) < self.max_workers
         self._jobs.put((future, fn, kwargs, contextvars.copy_context(), inbox))
-        if self._idle == 0 and len(self._threads) < self.max_workers:
+        if short:  # every waiting worker already has a job coming: start one more
             self._start_worker()
         return future
 
@@ -90,6 +94,8 @@ class ThreadRunner:
             job = jobs.get()
             with self._lock:
                 self._idle -= 1
+                if job is not None:
+                    self._unclaimed -= 1
             if job is None:
                 return
             future, fn, kwargs, context, inbox = job

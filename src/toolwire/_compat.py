@@ -1,0 +1,68 @@
+"""Workarounds for older Pythons, applied to annotations before pydantic sees them."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+import typing
+from typing import Any
+
+_TYPEDDICT_SHIM = sys.version_info < (3, 12)
+_KEY_MARKERS = {"Required", "NotRequired"}
+
+
+def pydantic_ready(annotation: Any) -> Any:
+    """``annotation`` with each ``typing.TypedDict`` swapped for a ``typing_extensions`` twin.
+
+    Before Python 3.12 pydantic refuses ``typing.TypedDict`` (it needs the newer class), yet
+    tutorials use the plain one; the twin has the same keys, types, docstring and name.
+    Generic containers, unions and ``Annotated`` are rebuilt around swapped arguments.
+    """
+    return _convert(annotation) if _TYPEDDICT_SHIM else annotation
+
+
+def _convert(annotation: Any) -> Any:
+    if isinstance(annotation, type) and typing.is_typeddict(annotation):
+        return _twin(annotation) if type(annotation).__module__ == "typing" else annotation
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is None or not args:
+        return annotation
+    if origin is typing.Annotated:
+        inner = _convert(args[0])
+        if inner is args[0]:
+            return annotation
+        params = (inner, *args[1:])
+        return typing.Annotated[params]
+    if origin is typing.Literal:
+        return annotation
+    converted = tuple(_convert(arg) for arg in args)
+    if all(new is old for new, old in zip(converted, args, strict=True)):
+        return annotation
+    if origin is typing.Union or origin is types.UnionType:
+        return typing.Union[converted]  # noqa: UP007 - built from a tuple
+    copy_with = getattr(annotation, "copy_with", None)
+    return copy_with(converted) if copy_with is not None else origin[converted]
+
+
+@functools.cache
+def _twin(typed_dict: type) -> Any:
+    import typing_extensions
+
+    fields = {}
+    hints = typing.get_type_hints(typed_dict, include_extras=True)
+    for key, value in hints.items():
+        while getattr(typing.get_origin(value), "_name", None) in _KEY_MARKERS:
+            value = typing.get_args(value)[0]
+        marker = (
+            typing_extensions.Required
+            if key in typed_dict.__required_keys__  # type: ignore[attr-defined]
+            else typing_extensions.NotRequired
+        )
+        fields[key] = marker[_convert(value)]
+    twin: Any = typing_extensions.TypedDict(typed_dict.__name__, fields)  # type: ignore[misc]
+    twin.__doc__ = typed_dict.__doc__
+    twin.__module__ = typed_dict.__module__
+    twin.__qualname__ = typed_dict.__qualname__
+    return twin
