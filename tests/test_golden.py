@@ -188,12 +188,6 @@ async def test_invalid_input_is_a_tool_error_like_the_example() -> None:
     assert set(result.raw) == set(expected) | {"_meta"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tools/content: with an explicit array output_schema the result is still wrapped as "
-    "{'result': [...]} (wraps_result comes from the return annotation), so structuredContent "
-    "does not match the tool's own outputSchema (TL-22)",
-)
 async def test_array_structured_content_matches_the_example() -> None:
     tool = example("Tool", "tool-with-array-output-schema")
     expected = example("CallToolResult", "result-with-array-structured-content")

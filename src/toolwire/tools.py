@@ -166,8 +166,13 @@ class Tool:
             if not message.lower().startswith(f"tool {self.name!r}"):
                 message = f"Tool {self.name!r}: {message}"
             raise RegistrationError(message[:1].upper() + message[1:]) from exc
-        if isinstance(output_schema, dict):
+        if isinstance(
+            output_schema, dict
+        ):  # the author's own schema: wrap only to fit an object root
             self.schema.output_schema = output_schema
+            self.schema.wraps_result = (
+                self.schema.wraps_result and output_schema.get("type") == "object"
+            )
         self.title = title
         self.description = description if description is not None else self.schema.description
         self.annotations = _annotations_dict(annotations)
