@@ -190,15 +190,24 @@ def _types_module() -> Any:
     return sys.modules.get("toolwire.types")
 
 
+def is_content(value: Any) -> bool:
+    """Whether ``value`` is a content object (a media helper or a ``types`` content block)."""
+    if isinstance(value, _Media):
+        return True
+    types = _types_module()
+    return (
+        types is not None
+        and isinstance(value, types.MCPModel)
+        and getattr(value, "type", None) in _BLOCK_TYPES
+    )
+
+
 def content_block(value: Any) -> JSON | None:
     """The wire block for a content object, or None if ``value`` is not one."""
-    if getattr(value, "__toolwire_content__", False):
-        return value.to_block()  # type: ignore[no-any-return]
-    types = _types_module()
-    if types is not None and isinstance(value, types.MCPModel):
-        wire: JSON = value.to_wire()
-        if wire.get("type") in _BLOCK_TYPES:
-            return wire
+    if isinstance(value, _Media):
+        return value.to_block()
+    if is_content(value):
+        return value.to_wire()  # type: ignore[no-any-return]
     return None
 
 
@@ -237,7 +246,7 @@ def to_result(value: Any, schema: FunctionSchema | None, *, structured: bool = T
     block = content_block(value)
     if block is not None:
         return {"content": [block]}
-    if isinstance(value, (list, tuple)) and any(content_block(item) is not None for item in value):
+    if isinstance(value, (list, tuple)) and any(is_content(item) for item in value):
         return {"content": [_mixed_block(item) for item in value]}
 
     if schema is not None:

@@ -166,9 +166,8 @@ class Tool:
             if not message.lower().startswith(f"tool {self.name!r}"):
                 message = f"Tool {self.name!r}: {message}"
             raise RegistrationError(message[:1].upper() + message[1:]) from exc
-        if isinstance(
-            output_schema, dict
-        ):  # the author's own schema: wrap only to fit an object root
+        if isinstance(output_schema, dict):
+            # The author's own schema: a result is wrapped only to fit an object root.
             self.schema.output_schema = output_schema
             self.schema.wraps_result = (
                 self.schema.wraps_result and output_schema.get("type") == "object"
@@ -185,7 +184,7 @@ class Tool:
         self.is_async = _is_async(fn)
         self.blocking = blocking
         # A sync tool runs inline on the event loop when told it never blocks, or once it
-        # has proven quick (see "How sync tools run" below).
+        # has proven quick (see "How sync tools run" above).
         self.inline = not self.is_async and blocking is False and timeout is None
         self._quick_calls = 0
         self._demoted = False  # a slow inline call sends a tool back to threads for good
