@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from toolwire import Server
 from toolwire.lowlevel import Server as LowLevelServer
 from toolwire.protocol.revisions import LATEST, REVISIONS
-from toolwire.server.session import METHODS
+from toolwire.server.methods import METHODS
 
 import mcp_spec
 from mcp_spec import examples, tables, validate_definition

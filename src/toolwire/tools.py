@@ -211,23 +211,38 @@ class Tool:
         return definition
 
     async def run(
-        self, arguments: JSON, injected: Any, run_sync: RunSync, *, mask_errors: bool
+        self,
+        arguments: JSON,
+        injected: Any,
+        run_sync: RunSync,
+        *,
+        mask_errors: bool,
+        timeout: float | None = None,
+        on_timeout: Callable[[], None] | None = None,
     ) -> JSON:
-        """Call the tool; every outcome becomes a result (never an exception)."""
+        """Call the tool; every outcome becomes a result (never an exception).
+
+        ``timeout`` applies when the tool has none of its own; when it strikes, an async
+        tool is cancelled, ``on_timeout`` is called (it raises the context's ``cancelled``
+        flag, which a sync tool can poll) and the result says the tool timed out.
+        """
         try:
             kwargs = self._arguments(arguments, injected)
         except InvalidArguments as exc:
             return self._invalid(exc)
+        deadline = self.timeout if self.timeout is not None else timeout
         try:
             call = self.fn(**kwargs) if self.is_async else run_sync(self._timed, {"kwargs": kwargs})
-            if self.timeout is not None:
-                outcome = await asyncio.wait_for(call, self.timeout)
+            if deadline is not None:
+                outcome = await asyncio.wait_for(call, deadline)
             else:
                 outcome = await call
         except Exception as exc:
-            if self.timeout is not None and isinstance(exc, asyncio.TimeoutError):
+            if deadline is not None and isinstance(exc, asyncio.TimeoutError):
+                if on_timeout is not None:
+                    on_timeout()
                 return text_result(
-                    f"Tool '{self.name}' timed out after {self.timeout:g} s", is_error=True
+                    f"Tool '{self.name}' timed out after {deadline:g} s", is_error=True
                 )
             return self._failure(exc, mask_errors)
         if self.is_async:

@@ -119,7 +119,9 @@ class Client:
         if hasattr(target, "connect") and not isinstance(target, (str, list, tuple)):
             from ..transports.memory import MemoryTransport
 
-            return MemoryTransport(target)
+            memory = MemoryTransport(target)
+            await memory.open()
+            return memory
         if isinstance(target, str) and target.startswith(("http://", "https://")):
             raise ClientError("HTTP targets are not supported by this version of the client")
         command = shlex.split(target) if isinstance(target, str) else list(target)

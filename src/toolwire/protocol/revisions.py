@@ -21,6 +21,7 @@ META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ def complete(result: JSON, features: Features, server_info: JSON) -> JSON:
     """Mark a result of the modern era: ``resultType`` and ``serverInfo`` in ``_meta``."""
     if not features.modern:
         return result
-    result["resultType"] = "complete"
+    result.setdefault("resultType", "complete")  # an InputRequiredResult keeps its own
     meta = result.get("_meta")
     result["_meta"] = (
         {**meta, META_SERVER_INFO: server_info} if meta else {META_SERVER_INFO: server_info}

@@ -7,50 +7,85 @@ in the tool's schema)::
     async def crunch(n: int, ctx: Context) -> int:
         await ctx.info("starting")
         await ctx.report_progress(0.5, total=1.0, message="half way")
+        answer = await ctx.elicit("Go on?", Confirm)
         ...
+
+Progress and log messages are sent the moment they are called, so sync tools (on worker
+threads) call them without ``await``: ``ctx.report_progress(3, total=10)``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.revisions import Features
+from .inputs import (
+    ElicitationResult,
+    InputRequired,
+    InputUnavailable,
+    SamplingResult,
+    elicitation_result,
+    requested_schema,
+    sampling_params,
+    sampling_result,
+)
 
 if TYPE_CHECKING:
-    from .session import ServerConnection
+    from .session import Request, ServerConnection
 
 logger = logging.getLogger("toolwire")
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 LOG_RANK = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
+_current: contextvars.ContextVar[Context | None] = contextvars.ContextVar(
+    "toolwire_context", default=None
+)
+
+
+def current_context() -> Context | None:
+    """The context of the tool call running in this task or thread, if any."""
+    return _current.get()
+
+
+class _Sent:
+    """Already done; awaiting it is allowed (and instant), so async tools may ``await``."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return
+        yield  # a generator that finishes at once
+
+
+_SENT = _Sent()
+
 
 class Context:
     """The calling request: its id, the client, the revision, and ways to talk back."""
 
     def __init__(
-        self,
-        connection: ServerConnection,
-        request_id: str | int,
-        features: Features,
-        *,
-        client_info: dict[str, Any] | None,
-        client_capabilities: dict[str, Any] | None,
-        progress_token: str | int | None,
-        log_level: str | None,
-        meta: dict[str, Any] | None,
+        self, connection: ServerConnection, request: Request, answers: dict[str, Any] | None = None
     ) -> None:
+        meta = request.meta or {}
         self._connection = connection
-        self.request_id = request_id
-        self.protocol_version = features.revision
-        self._features = features
-        self.client_info = client_info or {}
-        self.client_capabilities = client_capabilities or {}
-        self.progress_token = progress_token
-        self.log_level = log_level
-        self.meta = meta or {}
+        self._features: Features = request.features
+        self.request = request
+        self.request_id = request.id
+        self.protocol_version = request.features.revision
+        self.client_info: dict[str, Any] = request.client_info or {}
+        self.client_capabilities: dict[str, Any] = request.capabilities or {}
+        self.progress_token: str | int | None = meta.get("progressToken")
+        self.log_level = request.log_level
+        self.meta: dict[str, Any] = meta
+        self.identity: Any = None
+        self.cancelled = False
+        self._answers = answers or {}
+        self._asked = 0
         self._last_progress: float | None = None
         self._finished = False
         self._loop = asyncio.get_running_loop()
@@ -60,8 +95,27 @@ class Context:
         """The server handling this request."""
         return self._connection.server
 
+    @property
+    def lifespan_context(self) -> Any:
+        """What the server's ``lifespan`` yielded (a database, a client…), or None."""
+        return self._connection.server.lifespan_context
+
+    @property
+    def request_context(self) -> Context:
+        """This context (``ctx.request_context.lifespan_context`` works as in the official SDK)."""
+        return self
+
+    # ------------------------------------------------------------ lifecycle (toolwire's side)
+
     def _finish(self) -> None:
         self._finished = True
+
+    def _cancel(self) -> None:
+        """The call was cancelled or timed out; a sync tool can see it in ``cancelled``."""
+        self.cancelled = True
+        self._finished = True
+
+    # ------------------------------------------------------------ notifications
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self._finished:
@@ -75,55 +129,137 @@ class Context:
         else:  # a sync tool on a worker thread
             self._loop.call_soon_threadsafe(self._notify, method, params)
 
-    async def report_progress(
+    def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
+    ) -> _Sent:
         """Send ``notifications/progress`` if the client asked for progress (it sent a token).
 
         Values must increase; one that does not is dropped (PR-03). Nothing is sent once
         the call has answered (PR-06).
         """
-        self.report_progress_nowait(progress, total, message)
-
-    def report_progress_nowait(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        """:meth:`report_progress` for sync tools (thread-safe, no ``await``)."""
         if self.progress_token is None or self._finished:
-            return
+            return _SENT
         if self._last_progress is not None and progress <= self._last_progress:
             logger.debug("progress %r dropped: not above %r", progress, self._last_progress)
-            return
+            return _SENT
         self._last_progress = progress
         params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
-        if message is not None and self._features.revision >= "2025-03-26":
+        if message is not None and self._features.audio:  # message exists since 2025-03-26
             params["message"] = message
         self._notify("notifications/progress", params)
+        return _SENT
 
-    async def log(self, level: str, message: Any, *, logger_name: str | None = None) -> None:
-        """Send ``notifications/message`` at ``level`` if the client's log level lets it through."""
-        self.log_nowait(level, message, logger_name=logger_name)
+    def log(self, level: str, message: Any, *, logger_name: str | None = None) -> _Sent:
+        """Send ``notifications/message`` if the client's log level lets ``level`` through.
 
-    def log_nowait(self, level: str, message: Any, *, logger_name: str | None = None) -> None:
+        Legacy clients choose the level with ``logging/setLevel``, 2026-07-28 clients per
+        request in ``_meta``; a client that chose none gets no log messages.
+        """
         if level not in LOG_RANK:
             raise ValueError(f"Unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         if self.log_level is None or LOG_RANK[level] < LOG_RANK[self.log_level]:
-            return
+            return _SENT
         params: dict[str, Any] = {"level": level, "data": message}
         if logger_name:
             params["logger"] = logger_name
         self._notify("notifications/message", params)
+        return _SENT
 
-    async def debug(self, message: Any) -> None:
-        self.log_nowait("debug", message)
+    def debug(self, message: Any) -> _Sent:
+        return self.log("debug", message)
 
-    async def info(self, message: Any) -> None:
-        self.log_nowait("info", message)
+    def info(self, message: Any) -> _Sent:
+        return self.log("info", message)
 
-    async def warning(self, message: Any) -> None:
-        self.log_nowait("warning", message)
+    def notice(self, message: Any) -> _Sent:
+        return self.log("notice", message)
 
-    async def error(self, message: Any) -> None:
-        self.log_nowait("error", message)
+    def warning(self, message: Any) -> _Sent:
+        return self.log("warning", message)
+
+    def error(self, message: Any) -> _Sent:
+        return self.log("error", message)
+
+    def critical(self, message: Any) -> _Sent:
+        return self.log("critical", message)
+
+    # ------------------------------------------------------------ questions for the client
+
+    async def elicit(self, message: str, schema: Any) -> ElicitationResult:
+        """Ask the user: ``result.action`` is accept, decline or cancel; ``result.data`` the answer.
+
+        ``schema`` is a pydantic model class with primitive fields (or a JSON schema dict).
+        Raises :class:`~toolwire.server.inputs.InputUnavailable` (a ``ToolError``) when the
+        client cannot ask its user.
+        """
+        if not self._can("elicitation", minimum="2025-06-18"):
+            raise InputUnavailable(
+                "The client cannot ask the user for input (no elicitation support)"
+            )
+        wanted, model = requested_schema(schema)
+        answer = await self._ask(
+            "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}
+        )
+        return elicitation_result(answer, model)
+
+    async def sample(
+        self,
+        messages: Any,
+        *,
+        max_tokens: int = 1000,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        model_preferences: dict[str, Any] | None = None,
+        stop_sequences: list[str] | None = None,
+    ) -> SamplingResult:
+        """Ask the client's model: ``messages`` is a prompt string or a list of sampling messages."""
+        if not self._can("sampling", minimum="2024-11-05"):
+            raise InputUnavailable("The client offers no model to ask (no sampling support)")
+        params = sampling_params(
+            messages,
+            max_tokens=max_tokens,
+            system_prompt=system_prompt,
+            temperature=temperature,
+            model_preferences=model_preferences,
+            stop_sequences=stop_sequences,
+        )
+        return sampling_result(await self._ask("sample", "sampling/createMessage", params))
+
+    def _can(self, capability: str, *, minimum: str) -> bool:
+        return self.protocol_version >= minimum and capability in self.client_capabilities
+
+    async def _ask(self, kind: str, method: str, params: dict[str, Any]) -> Any:
+        self._asked += 1
+        key = f"{kind}-{self._asked}"
+        if not self._features.modern:
+            return await self._connection.request(method, params)
+        if key in self._answers:  # answered in an earlier round: the tool is re-running
+            return self._answers[key]
+        raise InputRequired({key: {"method": method, "params": params}})
+
+
+class ClientLogHandler(logging.Handler):
+    """Forwards Python log records from inside tool calls to the calling client.
+
+    Attach it with ``mcp.forward_logging("myapp")``; records logged outside a tool call,
+    or below the client's chosen level, go nowhere.
+    """
+
+    _LEVELS = (
+        (logging.CRITICAL, "critical"),
+        (logging.ERROR, "error"),
+        (logging.WARNING, "warning"),
+        (logging.INFO, "info"),
+    )
+
+    def emit(self, record: logging.LogRecord) -> None:
+        context = _current.get()
+        if context is None:
+            return
+        level = next((name for number, name in self._LEVELS if record.levelno >= number), "debug")
+        try:
+            context.log(level, self.format(record), logger_name=record.name)
+        except Exception:
+            self.handleError(record)

@@ -12,18 +12,26 @@ import base64
 import binascii
 import logging
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from .. import __version__, jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
-from .session import METHODS, Request, ServerConnection
+from .context import ClientLogHandler
+from .inputs import StateSigner
+from .methods import METHODS
+from .middleware import Handler, Middleware, run_chain
+from .session import Request, ServerConnection
 from .workers import ThreadRunner
 
 logger = logging.getLogger("toolwire")
 
 JSON = dict[str, Any]
+
+
+MAX_CACHED_PAGES = 256
 
 
 def unknown_tool(name: str, known: Sequence[str]) -> RPCError:
@@ -72,6 +80,11 @@ class ServerCore:
         list_ttl_ms: int = 60_000,
         discover_ttl_ms: int = 3_600_000,
         shutdown_grace: float = 2.0,
+        tool_timeout: float | None = None,
+        max_concurrent_calls: int = 256,
+        lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
+        middleware: Sequence[Middleware] = (),
+        state_secret: bytes | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -95,10 +108,20 @@ class ServerCore:
         self.list_ttl_ms = list_ttl_ms
         self.discover_ttl_ms = discover_ttl_ms
         self.shutdown_grace = shutdown_grace
+        self.tool_timeout = tool_timeout
+        self.max_concurrent_calls = max_concurrent_calls
         self.runner = ThreadRunner(max_workers)
+        self.middleware: list[Middleware] = list(middleware)
+        self.signer = StateSigner(state_secret)
+        self.lifespan = lifespan
+        self.lifespan_context: Any = None
+        self._lifespan_scope: AbstractAsyncContextManager[Any] | None = None
+        self._users = 0
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
         self._connections: set[ServerConnection] = set()
-        self._pages: dict[tuple[str, str | None], bytes] = {}
+        self._pages: dict[tuple[str, str | None, Any], bytes] = {}
         self._change_pending = False
+        self.context_always = False  # set when Python logging is forwarded to clients
 
     # ------------------------------------------------------------ identity
 
@@ -106,15 +129,16 @@ class ServerCore:
         return self._info_by_revision[features.revision]
 
     def capabilities(self, features: Features) -> JSON:
-        # List changes reach legacy sessions as notifications; modern clients would need a
-        # subscriptions/listen stream, which this server does not offer yet.
-        return {"tools": {"listChanged": not features.modern}, "logging": {}}
+        # List changes reach legacy sessions as notifications and modern clients on their
+        # subscriptions/listen streams.
+        return {"tools": {"listChanged": True}, "logging": {}}
 
     # ------------------------------------------------------------ tools (overridden)
 
-    def tool_definitions(self, request: Request) -> Sequence[JSON]:
-        """Definitions of the tools this request may see, in a stable order."""
-        return []
+    def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:
+        """Definitions of the tools this request may see, in a stable order, with a key
+        naming that set (None when every request sees the same tools)."""
+        return None, []
 
     def invoke_tool(
         self, connection: ServerConnection, request: Request, name: str, arguments: JSON
@@ -125,23 +149,24 @@ class ServerCore:
     def tools_page(self, request: Request, cursor: str | None) -> Any:
         """The serialized ``tools/list`` result for one page, cached until the tool set changes
         (or, in subclasses, a coroutine of the result dict)."""
-        key = (request.features.revision, cursor)
+        listing, definitions = self.tool_definitions(request)
+        key = (request.features.revision, cursor, listing)
         page = self._pages.get(key)
         if page is None:
             result = shaping.complete(
-                self.build_page(request, cursor), request.features, self.info_for(request.features)
+                self.build_page(request, cursor, definitions),
+                request.features,
+                self.info_for(request.features),
             )
             page = shaping.result_fragment(result)
+            if len(self._pages) >= MAX_CACHED_PAGES:  # many distinct visible sets
+                self._pages.clear()
             self._pages[key] = page
         return page
 
-    def build_page(
-        self, request: Request, cursor: str | None, definitions: Sequence[JSON] | None = None
-    ) -> JSON:
+    def build_page(self, request: Request, cursor: str | None, definitions: Sequence[JSON]) -> JSON:
         """One page of ``tools/list`` for the request's revision."""
         features = request.features
-        if definitions is None:
-            definitions = self.tool_definitions(request)
         start = 0
         if cursor:
             position = decode_cursor(cursor)
@@ -170,8 +195,69 @@ class ServerCore:
     def _announce_change(self) -> None:
         self._change_pending = False
         for connection in list(self._connections):
-            if connection.features is not None:  # legacy sessions; modern ones listen on streams
+            if connection.features is not None:  # a legacy session
                 connection.notify("notifications/tools/list_changed")
+            connection.tell_listeners("toolsListChanged", "notifications/tools/list_changed")
+
+    # ------------------------------------------------------------ calls in flight
+
+    def call_slots(self) -> asyncio.Semaphore:
+        """The server-wide limit on tool calls in flight; calls beyond it wait their turn."""
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.max_concurrent_calls))
+        return self._slots[1]
+
+    # ------------------------------------------------------------ middleware
+
+    def add_middleware(self, middleware: Middleware) -> Middleware:
+        """Wrap request handling: ``async def mw(call, call_next)``; the first added is outermost.
+
+        Usable as a decorator. ``call`` is a :class:`~toolwire.server.middleware.Call`
+        (``method``, ``params``, ``request``, ``tool_name``, ``arguments``); return
+        ``await call_next(call)`` or a result of your own.
+        """
+        self.middleware.append(middleware)
+        return middleware
+
+    def through_middleware(
+        self, connection: ServerConnection, request: Request, handler: Handler
+    ) -> Any:
+        return run_chain(self.middleware, connection, request, handler)
+
+    # ------------------------------------------------------------ lifespan
+
+    async def start(self) -> None:
+        """Enter the lifespan when the first connection opens (transports call this)."""
+        self._users += 1
+        if self._users == 1 and self.lifespan is not None:
+            scope = self.lifespan(self)
+            self.lifespan_context = await scope.__aenter__()
+            self._lifespan_scope = scope
+
+    async def stop(self) -> None:
+        """Leave the lifespan when the last connection closes."""
+        self._users = max(0, self._users - 1)
+        scope, self._lifespan_scope = self._lifespan_scope, None
+        if self._users == 0 and scope is not None:
+            self.lifespan_context = None
+            await scope.__aexit__(None, None, None)
+        else:
+            self._lifespan_scope = scope
+
+    def forward_logging(
+        self, logger: str | logging.Logger = "", level: int = logging.DEBUG
+    ) -> None:
+        """Send Python log records made inside tool calls to the calling client.
+
+        ``logger`` is a logger or its name (the root logger by default). Each client still
+        gets only the levels it asked for.
+        """
+        target = logger if isinstance(logger, logging.Logger) else logging.getLogger(logger)
+        if not any(isinstance(h, ClientLogHandler) for h in target.handlers):
+            handler = ClientLogHandler(level)
+            target.addHandler(handler)
+        self.context_always = True
 
     # ------------------------------------------------------------ serving
 
@@ -185,16 +271,15 @@ class ServerCore:
             raise ValueError(f"Unknown transport {transport!r}; this version serves 'stdio'")
         from ..transports.stdio import run_stdio
 
-        try:
-            run_stdio(self.connect, grace=self.shutdown_grace, **options)
-        finally:
-            self.runner.shutdown()
+        run_stdio(self.run_stdio_async, **options)
 
     async def run_stdio_async(self, **options: Any) -> None:
         """Serve one client on stdin/stdout until stdin closes."""
         from ..transports.stdio import serve_stdio
 
+        await self.start()
         try:
             await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
         finally:
+            await self.stop()
             self.runner.shutdown()

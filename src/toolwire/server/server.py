@@ -17,14 +17,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar, overload
 
-from ..errors import RegistrationError
+from .. import jsonrpc
+from ..errors import RegistrationError, RPCError
 from ..protocol import shaping
 from ..tools import Tool
-from .context import Context
+from .context import Context, _current
 from .core import JSON, ServerCore, unknown_tool
+from .inputs import InputRequired
 from .session import Request, ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -46,11 +49,18 @@ class Server(ServerCore):
         instructions: str | None = None,
         *,
         schema_profile: Literal["portable", "pydantic"] = "portable",
+        include_tags: Iterable[str] | None = None,
+        exclude_tags: Iterable[str] = (),
+        visibility: Callable[[Tool, Request], bool] | None = None,
         **options: Any,
     ) -> None:
         super().__init__(name, version, instructions, **options)
         self.schema_profile = schema_profile
+        self.include_tags = frozenset(include_tags) if include_tags is not None else None
+        self.exclude_tags = frozenset(exclude_tags)
+        self.visibility = visibility
         self._tools: dict[str, Tool] = {}
+        self._shown: list[Tool] | None = None  # enabled tools that pass the tag filters
         self._listing: list[JSON] | None = None
 
     # ------------------------------------------------------------ registration
@@ -108,44 +118,139 @@ class Server(ServerCore):
     def get_tool(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
+    def enable_tool(self, name: str) -> None:
+        """Show a disabled tool again; clients are told the list changed."""
+        self._set_enabled(name, True)
+
+    def disable_tool(self, name: str) -> None:
+        """Hide a tool without unregistering it: it leaves tools/list and becomes unknown."""
+        self._set_enabled(name, False)
+
+    def _set_enabled(self, name: str, enabled: bool) -> None:
+        tool = self._tools.get(name)
+        if tool is None:
+            raise KeyError(f"No tool named {name!r}")
+        if tool.enabled != enabled:
+            tool.enabled = enabled
+            self._changed()
+
     @property
     def tools(self) -> Sequence[Tool]:
         """The registered tools, in registration order."""
         return list(self._tools.values())
 
     def _changed(self) -> None:
+        self._shown = None
         self._listing = None
         self.tools_changed()
 
     # ------------------------------------------------------------ protocol side
 
-    def tool_definitions(self, request: Request) -> Sequence[JSON]:
-        if self._listing is None:
-            self._listing = [tool.definition for tool in self._tools.values() if tool.enabled]
-        return self._listing
+    def visible_tools(self, request: Request) -> list[Tool]:
+        """The tools this request may see and call, in registration order."""
+        if self._shown is None:
+            include, exclude = self.include_tags, self.exclude_tags
+            self._shown = [
+                tool
+                for tool in self._tools.values()
+                if tool.enabled
+                and (include is None or tool.tags & include)
+                and not tool.tags & exclude
+            ]
+        if self.visibility is None:
+            return self._shown
+        return [tool for tool in self._shown if self.visibility(tool, request)]
+
+    def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:
+        if self.visibility is None:
+            if self._listing is None:
+                self._listing = [tool.definition for tool in self.visible_tools(request)]
+            return None, self._listing
+        tools = self.visible_tools(request)
+        return tuple(tool.name for tool in tools), [tool.definition for tool in tools]
+
+    def _find(self, name: str, request: Request) -> Tool:
+        tool = self._tools.get(name)
+        if tool is not None and tool in self.visible_tools(request):
+            return tool
+        raise unknown_tool(name, [t.name for t in self.visible_tools(request)])
 
     def invoke_tool(
         self, connection: ServerConnection, request: Request, name: str, arguments: JSON
     ) -> Any:
-        tool = self._tools.get(name)
-        if tool is None or not tool.enabled:
-            raise unknown_tool(name, [t.name for t in self._tools.values() if t.enabled])
-        if tool.inline:  # answered right away, no task needed
-            context = connection.context_for(request) if tool.schema.injected else None
-            result = tool.run_inline(arguments, context, mask_errors=self.mask_errors)
-            if context is not None:
-                context._finish()
+        tool = self._find(name, request)
+        params = request.params
+        resumed = request.features.modern and (
+            "requestState" in params or "inputResponses" in params
+        )
+        if tool.inline and not resumed:  # answered right away, no task needed
+            context = self._context(tool, connection, request, None)
+            if context is None:
+                result = tool.run_inline(arguments, None, mask_errors=self.mask_errors)
+            else:
+                token = _current.set(context)
+                try:
+                    result = tool.run_inline(arguments, context, mask_errors=self.mask_errors)
+                finally:
+                    _current.reset(token)
+                    context._finish()
             return shaping.call_result(result, request.features)
-        return self._invoke(tool, connection, request, arguments)
+        answers = self._answers(tool, request, arguments) if resumed else None
+        return self._invoke(tool, connection, request, arguments, answers)
+
+    def _context(
+        self, tool: Tool, connection: ServerConnection, request: Request, answers: JSON | None
+    ) -> Context | None:
+        if tool.schema.injected or self.context_always:
+            return connection.context_for(request, answers)
+        return None
+
+    def _answers(self, tool: Tool, request: Request, arguments: JSON) -> JSON:
+        """The answers a resumed call carries: earlier ones (signed state) plus the new ones."""
+        params = request.params
+        answers = (
+            self.signer.open(params["requestState"], tool.name, arguments)
+            if "requestState" in params
+            else {}
+        )
+        responses = params.get("inputResponses", {})
+        if not isinstance(responses, dict):
+            raise RPCError(
+                jsonrpc.INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object'
+            )
+        return {**answers, **responses}
 
     async def _invoke(
-        self, tool: Tool, connection: ServerConnection, request: Request, arguments: JSON
+        self,
+        tool: Tool,
+        connection: ServerConnection,
+        request: Request,
+        arguments: JSON,
+        answers: JSON | None,
     ) -> JSON:
-        context = connection.context_for(request) if tool.schema.injected else None
+        context = self._context(tool, connection, request, answers)
+        if context is not None:
+            _current.set(context)  # this task's own copy of the context variables
         try:
-            result = await tool.run(
-                arguments, context, self.runner.run, mask_errors=self.mask_errors
-            )
+            async with self.call_slots():
+                result = await tool.run(
+                    arguments,
+                    context,
+                    self.runner.run,
+                    mask_errors=self.mask_errors,
+                    timeout=self.tool_timeout,
+                    on_timeout=context._cancel if context is not None else None,
+                )
+        except InputRequired as needed:  # modern: the client answers, then calls again
+            return {
+                "resultType": "input_required",
+                "inputRequests": needed.requests,
+                "requestState": self.signer.seal(tool.name, arguments, answers or {}),
+            }
+        except asyncio.CancelledError:
+            if context is not None:
+                context._cancel()
+            raise
         finally:
             if context is not None:
                 context._finish()

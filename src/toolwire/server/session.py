@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .. import jsonrpc
-from ..errors import RPCError
+from ..errors import RPCError, ToolError
 from ..protocol import shaping
 from ..protocol.revisions import (
     FEATURES,
@@ -27,6 +27,7 @@ from ..protocol.revisions import (
     META_CLIENT_INFO,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
+    META_SUBSCRIPTION_ID,
     MODERN_REVISIONS,
     SUPPORTED_NEWEST_FIRST,
     Features,
@@ -42,8 +43,8 @@ logger = logging.getLogger("toolwire")
 JSON = dict[str, Any]
 Reply = Callable[[bytes], None]
 
-_LEGACY_ONLY = frozenset({"initialize", "ping", "logging/setLevel"})
-_MODERN_ONLY = frozenset({"server/discover", "subscriptions/listen"})
+LEGACY_ONLY = frozenset({"initialize", "ping", "logging/setLevel"})
+MODERN_ONLY = frozenset({"server/discover", "subscriptions/listen"})
 
 
 class Request:
@@ -54,6 +55,7 @@ class Request:
         "client_info",
         "features",
         "id",
+        "identity",
         "log_level",
         "meta",
         "method",
@@ -79,6 +81,7 @@ class Request:
         self.capabilities = capabilities
         self.client_info = client_info
         self.log_level = log_level
+        self.identity: Any = None  # who is calling, once authentication says so
 
 
 class ServerConnection:
@@ -92,6 +95,10 @@ class ServerConnection:
         self.client_capabilities: JSON | None = None
         self.log_level: str | None = None
         self.in_flight: dict[str | int, asyncio.Task[None]] = {}
+        self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
+        self._listening: dict[str | int, asyncio.Future[None]] = {}
+        self._outgoing: dict[str, asyncio.Future[JSON]] = {}  # our requests to the client
+        self._next_id = 0
         self.closed = False
         server._connections.add(self)
 
@@ -132,6 +139,10 @@ class ServerConnection:
                 self._notification(message)
             except Exception:  # a notification is never answered, not even with an error
                 logger.exception("Failed to handle notification %r", message.get("method"))
+        else:  # a response to a request of ours; unknown ones are dropped
+            waiting = self._outgoing.get(message.get("id"))
+            if waiting is not None and not waiting.done():
+                waiting.set_result(message)
         return False
 
     def _batch(self, batch: list[Any]) -> None:
@@ -194,10 +205,13 @@ class ServerConnection:
             request = self._resolve(mid, method, params)
             handler = self.server.methods.get(method)
             if handler is None or method in (
-                _LEGACY_ONLY if request.features.modern else _MODERN_ONLY
+                LEGACY_ONLY if request.features.modern else MODERN_ONLY
             ):
                 raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
-            outcome = handler(self, request)
+            if self.server.middleware:
+                outcome = self.server.through_middleware(self, request, handler)
+            else:
+                outcome = handler(self, request)
         except RPCError as exc:
             reply(jsonrpc.error_bytes(mid, exc))
             return
@@ -313,21 +327,58 @@ class ServerConnection:
         if not self.closed:
             self.send(jsonrpc.notification_bytes(method, params))
 
-    def context_for(self, request: Request) -> Context:
-        meta = request.meta or {}
-        return Context(
-            self,
-            request.id,
-            request.features,
-            client_info=request.client_info,
-            client_capabilities=request.capabilities,
-            progress_token=meta.get("progressToken"),
-            log_level=request.log_level,
-            meta=meta,
+    def context_for(self, request: Request, answers: JSON | None = None) -> Context:
+        return Context(self, request, answers)
+
+    async def request(self, method: str, params: JSON) -> Any:
+        """Ask the client something (legacy sessions only) and wait for its result."""
+        self._next_id += 1
+        rid = f"toolwire-{self._next_id}"
+        waiting: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        self._outgoing[rid] = waiting
+        try:
+            self.send(jsonrpc.request_bytes(rid, method, params))
+            response = await waiting
+        finally:
+            self._outgoing.pop(rid, None)
+        if "error" in response:
+            error = response.get("error") or {}
+            raise ToolError(
+                f"The client could not answer {method}: {error.get('message', 'no reason given')}"
+            )
+        return response.get("result")
+
+    def listen(self, request: Request, accepted: JSON) -> Any:
+        """Open a subscriptions/listen stream: acknowledge it now, answer it when it ends (MP-10)."""
+        mid = request.id
+        self.listeners[mid] = accepted
+        ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._listening[mid] = ended
+        self.notify(
+            "notifications/subscriptions/acknowledged",
+            {"_meta": {META_SUBSCRIPTION_ID: mid}, "notifications": accepted},
         )
+        return self._listen_until(mid, ended)
+
+    async def _listen_until(self, mid: str | int, ended: asyncio.Future[None]) -> JSON:
+        try:
+            await ended
+        finally:
+            self.listeners.pop(mid, None)
+            self._listening.pop(mid, None)
+        return {"_meta": {META_SUBSCRIPTION_ID: mid}}
+
+    def tell_listeners(self, kind: str, method: str) -> None:
+        """Send ``method`` on every stream that asked for ``kind`` notifications."""
+        for mid, accepted in list(self.listeners.items()):
+            if accepted.get(kind):
+                self.notify(method, {"_meta": {META_SUBSCRIPTION_ID: mid}})
 
     async def drain(self, grace: float) -> None:
-        """Give in-flight calls ``grace`` seconds to finish, then cancel the rest."""
+        """End listen streams, give in-flight calls ``grace`` seconds, then cancel the rest."""
+        for ended in self._listening.values():  # a closing server answers its streams (MP-11)
+            if not ended.done():
+                ended.set_result(None)
         pending = [task for task in self.in_flight.values() if not task.done()]
         if pending:
             _done, late = await asyncio.wait(pending, timeout=grace)
@@ -340,60 +391,5 @@ class ServerConnection:
     def close(self) -> None:
         self.closed = True
         self.server._connections.discard(self)
-
-
-# ---------------------------------------------------------------- method handlers
-# Each takes (connection, request) and returns a result dict, pre-serialized result
-# bytes, or a coroutine whose value is the result.
-
-
-def _ping(connection: ServerConnection, request: Request) -> JSON:
-    return {}
-
-
-def _set_level(connection: ServerConnection, request: Request) -> JSON:
-    level = request.params.get("level")
-    if level not in LOG_RANK:
-        raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {level!r}")
-    connection.log_level = level
-    return {}
-
-
-def _discover(connection: ServerConnection, request: Request) -> JSON:
-    server = connection.server
-    result: JSON = {
-        "supportedVersions": list(MODERN_REVISIONS),
-        "capabilities": server.capabilities(request.features),
-    }
-    if server.instructions:
-        result["instructions"] = server.instructions
-    return shaping.cacheable(result, request.features, server.discover_ttl_ms, "public")
-
-
-def _list_tools(connection: ServerConnection, request: Request) -> Any:
-    cursor = request.params.get("cursor")
-    if cursor is not None and not isinstance(cursor, str):
-        raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
-    return connection.server.tools_page(request, cursor)
-
-
-def _call_tool(connection: ServerConnection, request: Request) -> Any:
-    params = request.params
-    name = params.get("name")
-    if not isinstance(name, str):
-        raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: tools/call needs a "name" string')
-    arguments = params.get("arguments")
-    if arguments is None:
-        arguments = {}
-    elif not isinstance(arguments, dict):
-        raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-    return connection.server.invoke_tool(connection, request, name, arguments)
-
-
-METHODS: dict[str, Callable[[ServerConnection, Request], Any]] = {
-    "ping": _ping,
-    "logging/setLevel": _set_level,
-    "server/discover": _discover,
-    "tools/list": _list_tools,
-    "tools/call": _call_tool,
-}
+        for waiting in self._outgoing.values():
+            waiting.cancel()

@@ -14,16 +14,27 @@ from .base import Connection, QueueReceiver
 
 
 class Connectable(Protocol):
-    """Anything that opens a server-side connection answering through ``send``."""
+    """A server: it opens connections answering through ``send``, and is started (its
+    lifespan entered) before the first one and stopped after the last."""
 
     def connect(self, send: Callable[[bytes], None]) -> Connection: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 class MemoryTransport(QueueReceiver):
     def __init__(self, server: Connectable) -> None:
         super().__init__()
         self._loop = asyncio.get_running_loop()
+        self._server = server
         self._connection = server.connect(self.deliver)
+        self._started = False
+
+    async def open(self) -> None:
+        await self._server.start()
+        self._started = True
 
     async def send(self, data: bytes) -> None:
         # The server handles the message on a later loop pass, as if it crossed a pipe.
@@ -31,4 +42,7 @@ class MemoryTransport(QueueReceiver):
 
     async def close(self) -> None:
         await self._connection.drain(0.5)
+        if self._started:
+            self._started = False
+            await self._server.stop()
         self.end()

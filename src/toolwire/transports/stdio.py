@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 from .. import jsonrpc
@@ -155,11 +155,12 @@ def _quiet_logging_default() -> None:
         logger.propagate = False
 
 
-def run_stdio(connect: Connect, **options: Any) -> None:
-    """Serve on stdin/stdout in a new event loop; stdout is protected before the loop exists."""
+def run_stdio(serve: Callable[..., Coroutine[Any, Any, None]], **options: Any) -> None:
+    """Run ``serve(protocol_fd=..., **options)`` (which ends up in :func:`serve_stdio`) in a new
+    event loop, with stdout protected before the loop exists."""
     _quiet_logging_default()
     with protected_stdout() as protocol_fd:
-        asyncio.run(serve_stdio(connect, protocol_fd=protocol_fd, **options))
+        asyncio.run(serve(protocol_fd=protocol_fd, **options))
 
 
 async def serve_stdio(

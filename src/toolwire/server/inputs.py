@@ -1,0 +1,210 @@
+"""Asking the client for input from inside a tool: elicitation and sampling, in both eras.
+
+Legacy sessions (2025-06-18 and later for elicitation) get a server-to-client request and
+the tool simply awaits the answer. On 2026-07-28 servers never send requests (JR-39), so a
+tool that asks ends its call with an ``InputRequiredResult``; the client answers and calls
+again, and toolwire runs the tool again from the top. Each question has a stable key
+(``elicit-1``, ``sample-2``… in the order the tool asks), so on the re-run the questions
+already answered return their answers at once and the tool goes on to the next one — the
+author writes one code path for both eras.
+
+Earlier answers travel in ``requestState``, which the client echoes unchanged. It is signed
+(HMAC-SHA256) and bound to the tool, its arguments and a short expiry (MP-05, MP-06), so a
+client cannot forge answers or replay them against another call.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from .. import jsonrpc
+from .._schema_clean import clean_schema
+from ..errors import RPCError, ToolError
+
+JSON = dict[str, Any]
+
+STATE_TTL_S = 600.0
+
+
+class InputUnavailable(ToolError):
+    """The client cannot answer this kind of question (it did not declare the capability)."""
+
+
+class InputRequired(BaseException):
+    """Ends a modern ``tools/call`` run: the client must answer ``requests`` and call again.
+
+    A ``BaseException`` so that a tool's own ``except Exception`` does not swallow it.
+    """
+
+    def __init__(self, requests: dict[str, JSON]) -> None:
+        super().__init__("input required")
+        self.requests = requests
+
+
+@dataclass
+class ElicitationResult:
+    """The user's answer: ``action`` is ``"accept"``, ``"decline"`` or ``"cancel"``.
+
+    On accept, ``data`` is the answer as the requested model (or the raw dict for a
+    dict schema) and ``content`` the raw answer.
+    """
+
+    action: str
+    data: Any = None
+    content: JSON | None = None
+
+
+@dataclass
+class SamplingResult:
+    """What the client's model answered to ``ctx.sample``."""
+
+    content: JSON
+    model: str | None = None
+    stop_reason: str | None = None
+    role: str = "assistant"
+    raw: JSON = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return str(self.content.get("text", "")) if self.content.get("type") == "text" else ""
+
+
+def requested_schema(schema: Any) -> tuple[JSON, Any]:
+    """The flat object schema to send for ``schema`` (a pydantic model class or a dict)."""
+    if isinstance(schema, dict):
+        return schema, None
+    if not (isinstance(schema, type) and hasattr(schema, "model_json_schema")):
+        raise TypeError("ctx.elicit needs a pydantic model class or a JSON schema dict")
+    cleaned = clean_schema(schema.model_json_schema(), for_input=True)
+    properties = cleaned.get("properties", {})
+    for name, prop in properties.items():
+        if not _primitive(prop):
+            raise TypeError(
+                f"Elicitation fields must be strings, numbers, booleans or enums; {name!r} is not"
+            )
+    result: JSON = {"type": "object", "properties": properties}
+    if cleaned.get("required"):
+        result["required"] = cleaned["required"]
+    return result, schema
+
+
+def _primitive(prop: JSON) -> bool:
+    if "enum" in prop or "oneOf" in prop:
+        return True
+    kind = prop.get("type")
+    if kind == "array":  # a multi-select enum
+        items = prop.get("items", {})
+        return "enum" in items or "anyOf" in items
+    return kind in ("string", "number", "integer", "boolean")
+
+
+def elicitation_result(answer: Any, model: Any) -> ElicitationResult:
+    if not isinstance(answer, dict) or answer.get("action") not in ("accept", "decline", "cancel"):
+        raise ToolError("The client's answer to the question was not understood")
+    action = answer["action"]
+    content = answer.get("content") if action == "accept" else None
+    data: Any = content
+    if action == "accept" and model is not None:
+        try:
+            data = model.model_validate(content or {})
+        except ValueError as exc:
+            raise ToolError(f"The answer does not fit the requested form: {exc}") from None
+    return ElicitationResult(action=action, data=data, content=content)
+
+
+def sampling_result(answer: Any) -> SamplingResult:
+    if not isinstance(answer, dict) or not isinstance(answer.get("content"), dict):
+        raise ToolError("The client's sampling answer was not understood")
+    return SamplingResult(
+        content=answer["content"],
+        model=answer.get("model"),
+        stop_reason=answer.get("stopReason"),
+        role=answer.get("role", "assistant"),
+        raw=answer,
+    )
+
+
+def sampling_params(
+    messages: Any,
+    *,
+    max_tokens: int,
+    system_prompt: str | None,
+    temperature: float | None,
+    model_preferences: JSON | None,
+    stop_sequences: list[str] | None,
+) -> JSON:
+    if isinstance(messages, str):
+        messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+    params: JSON = {
+        "messages": [
+            m.model_dump(mode="json", exclude_none=True) if hasattr(m, "model_dump") else m
+            for m in messages
+        ],
+        "maxTokens": max_tokens,
+    }
+    for key, value in (
+        ("systemPrompt", system_prompt),
+        ("temperature", temperature),
+        ("modelPreferences", model_preferences),
+        ("stopSequences", stop_sequences),
+    ):
+        if value is not None:
+            params[key] = value
+    return params
+
+
+class StateSigner:
+    """Signs and checks ``requestState`` tokens with one server secret."""
+
+    def __init__(self, secret: bytes | None = None) -> None:
+        self.secret = secret or os.urandom(32)
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self.secret, payload, hashlib.sha256).digest()
+
+    def seal(self, tool: str, arguments: JSON, answers: JSON) -> str:
+        payload = orjson.dumps(
+            {"t": tool, "a": _digest(arguments), "r": answers, "e": time.time() + STATE_TTL_S}
+        )
+        return _b64(payload) + "." + _b64(self._mac(payload))
+
+    def open(self, token: Any, tool: str, arguments: JSON) -> JSON:
+        """The answers sealed in ``token``; -32602 if it was altered, expired or is for another call."""
+        invalid = RPCError(jsonrpc.INVALID_PARAMS, "Invalid requestState")
+        if not isinstance(token, str) or token.count(".") != 1:
+            raise invalid
+        body, mac = token.split(".")
+        try:
+            payload, signature = _unb64(body), _unb64(mac)
+        except ValueError:
+            raise invalid from None
+        if not hmac.compare_digest(signature, self._mac(payload)):
+            raise invalid
+        state = orjson.loads(payload)
+        if state["t"] != tool or state["a"] != _digest(arguments) or state["e"] < time.time():
+            raise invalid
+        answers: JSON = state["r"]
+        return answers
+
+
+def _digest(arguments: JSON) -> str:
+    return hashlib.sha256(orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (ValueError, TypeError) as exc:
+        raise ValueError("bad base64") from exc

@@ -1,0 +1,76 @@
+"""The protocol's methods: each takes (connection, request) and returns a result dict,
+pre-serialized result bytes, or a coroutine whose value is the result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import jsonrpc
+from ..errors import RPCError
+from ..protocol import shaping
+from ..protocol.revisions import MODERN_REVISIONS
+from .context import LOG_RANK
+from .session import JSON, Request, ServerConnection
+
+
+def _ping(connection: ServerConnection, request: Request) -> JSON:
+    return {}
+
+
+def _set_level(connection: ServerConnection, request: Request) -> JSON:
+    level = request.params.get("level")
+    if level not in LOG_RANK:
+        raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {level!r}")
+    connection.log_level = level
+    return {}
+
+
+def _discover(connection: ServerConnection, request: Request) -> JSON:
+    server = connection.server
+    result: JSON = {
+        "supportedVersions": list(MODERN_REVISIONS),
+        "capabilities": server.capabilities(request.features),
+    }
+    if server.instructions:
+        result["instructions"] = server.instructions
+    return shaping.cacheable(result, request.features, server.discover_ttl_ms, "public")
+
+
+def _list_tools(connection: ServerConnection, request: Request) -> Any:
+    cursor = request.params.get("cursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+    return connection.server.tools_page(request, cursor)
+
+
+def _call_tool(connection: ServerConnection, request: Request) -> Any:
+    params = request.params
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: tools/call needs a "name" string')
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    elif not isinstance(arguments, dict):
+        raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+    return connection.server.invoke_tool(connection, request, name, arguments)
+
+
+def _listen(connection: ServerConnection, request: Request) -> Any:
+    wanted = request.params.get("notifications")
+    if not isinstance(wanted, dict):
+        raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
+    # Only what this server can deliver is acknowledged; the client sees what it got.
+    accepted = {"toolsListChanged": True} if wanted.get("toolsListChanged") is True else {}
+    return connection.listen(request, accepted)
+
+
+METHODS: dict[str, Callable[[ServerConnection, Request], Any]] = {
+    "ping": _ping,
+    "logging/setLevel": _set_level,
+    "server/discover": _discover,
+    "tools/list": _list_tools,
+    "tools/call": _call_tool,
+    "subscriptions/listen": _listen,
+}
