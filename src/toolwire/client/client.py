@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
 import logging
 import shlex
@@ -31,7 +32,9 @@ from ..protocol.revisions import (
     LEGACY_REVISIONS,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
+    META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
+    META_SUBSCRIPTION_ID,
     MODERN_REVISIONS,
     REVISIONS,
 )
@@ -41,6 +44,9 @@ logger = logging.getLogger("toolwire.client")
 
 JSON = dict[str, Any]
 ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | None]
+Handler = Callable[[JSON], Any]  # answers a server's question: params -> result (may be async)
+
+MAX_INPUT_ROUNDS = 10
 
 
 @dataclass
@@ -73,6 +79,10 @@ class Client:
         cwd: str | None = None,
         stderr: Any = None,
         tap: Callable[[str, bytes], None] | None = None,
+        elicitation_handler: Handler | None = None,
+        sampling_handler: Handler | None = None,
+        log_handler: Callable[[JSON], Any] | None = None,
+        log_level: str | None = None,
     ) -> None:
         if protocol_version is not None and protocol_version not in REVISIONS:
             raise ValueError(
@@ -82,7 +92,19 @@ class Client:
         self.requested_version = protocol_version
         self.protocol_version: str | None = None
         self.client_info = client_info or {"name": "toolwire", "version": __version__}
-        self.capabilities = capabilities or {}
+        self.capabilities = dict(capabilities or {})
+        # Answers to the server's questions: handler(params) -> result, sync or async.
+        self._answerers: dict[str, Handler] = {}
+        if elicitation_handler is not None:
+            self._answerers["elicitation/create"] = elicitation_handler
+            self.capabilities.setdefault("elicitation", {})
+        if sampling_handler is not None:
+            self._answerers["sampling/createMessage"] = sampling_handler
+            self.capabilities.setdefault("sampling", {})
+        self.log_handler = log_handler
+        self.log_level = log_level
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._acknowledgements: dict[str | int, asyncio.Future[None]] = {}
         self.timeout = timeout
         self.server_info: JSON = {}
         self.server_capabilities: JSON = {}
@@ -169,6 +191,8 @@ class Client:
         self.server_capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")
         await self._notify("notifications/initialized")
+        if self.log_level is not None:
+            await self._request("logging/setLevel", {"level": self.log_level})
 
     def _learn(self, discover: JSON) -> None:
         self.server_capabilities = discover.get("capabilities") or {}
@@ -186,6 +210,8 @@ class Client:
         meta[META_PROTOCOL_VERSION] = version or self.protocol_version
         meta[META_CLIENT_CAPABILITIES] = self.capabilities
         meta[META_CLIENT_INFO] = self.client_info
+        if self.log_level is not None:
+            meta[META_LOG_LEVEL] = self.log_level
         return {**params, "_meta": meta}
 
     async def close(self) -> None:
@@ -229,8 +255,10 @@ class Client:
             logger.warning("Ignoring a message that is not an object: %.200r", message)
             return
         if "method" in message:
-            if "id" in message:
-                await self._server_request(message)
+            if "id" in message:  # answered on its own task: a person may take a while
+                task = asyncio.create_task(self._server_request(message))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
             else:
                 await self._notification(message)
             return
@@ -240,7 +268,16 @@ class Client:
 
     async def _notification(self, message: JSON) -> None:
         self.notifications.append(message)
-        if message["method"] == "notifications/progress":
+        if message["method"] == "notifications/subscriptions/acknowledged":
+            sid = ((message.get("params") or {}).get("_meta") or {}).get(META_SUBSCRIPTION_ID)
+            waiting = self._acknowledgements.pop(sid, None) if sid is not None else None
+            if waiting is not None and not waiting.done():
+                waiting.set_result(None)
+        elif message["method"] == "notifications/message" and self.log_handler is not None:
+            outcome = self.log_handler(message.get("params") or {})
+            if inspect.isawaitable(outcome):
+                await outcome
+        elif message["method"] == "notifications/progress":
             params = message.get("params") or {}
             handler = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if handler is not None:
@@ -251,12 +288,30 @@ class Client:
                     await outcome
 
     async def _server_request(self, message: JSON) -> None:
-        assert self._transport is not None
-        if message["method"] == "ping":
+        method = message["method"]
+        if method == "ping":
             await self._send(jsonrpc.result_bytes(message["id"], {}))
             return
-        error = RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
-        await self._send(jsonrpc.error_bytes(message["id"], error))
+        try:
+            result = await self._answer(method, message.get("params") or {})
+        except RPCError as exc:
+            await self._send(jsonrpc.error_bytes(message["id"], exc))
+        else:
+            await self._send(jsonrpc.result_bytes(message["id"], result))
+
+    async def _answer(self, method: str, params: JSON) -> JSON:
+        """The result for a server's question (a legacy request or a modern input request)."""
+        answerer = self._answerers.get(method)
+        if answerer is None:
+            raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            outcome = answerer(params)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+        except Exception as exc:
+            logger.exception("The %s handler failed", method)
+            raise RPCError(jsonrpc.INTERNAL_ERROR, f"The client could not answer {method}") from exc
+        return outcome  # type: ignore[no-any-return]
 
     def _fail_pending(self, error: Exception) -> None:
         for future in self._pending.values():
@@ -297,9 +352,25 @@ class Client:
     ) -> JSON:
         """Send any request in the negotiated revision and return its raw result."""
         params = dict(params or {})
-        if self.modern:
-            params = self._modern_params(params)
-        return await self._request(method, params, timeout)
+        if not self.modern:
+            return await self._request(method, params, timeout)
+        for _ in range(MAX_INPUT_ROUNDS):
+            result = await self._request(method, self._modern_params(params), timeout)
+            if result.get("resultType", "complete") != "input_required":
+                return result
+            # The server needs answers first: give them and ask again with a new id (MP-08).
+            requests = result.get("inputRequests") or {}
+            answers = {
+                key: await self._answer(r["method"], r.get("params") or {})
+                for key, r in requests.items()
+            }
+            params = {
+                k: v for k, v in params.items() if k not in ("inputResponses", "requestState")
+            }
+            params["inputResponses"] = answers
+            if "requestState" in result:
+                params["requestState"] = result["requestState"]
+        raise ClientError(f"{method} still needed input after {MAX_INPUT_ROUNDS} rounds")
 
     # ------------------------------------------------------------ tools
 
@@ -345,3 +416,17 @@ class Client:
 
     async def ping(self) -> None:
         await self.request("ping")
+
+    async def listen(self, *, tools_list_changed: bool = True) -> str | int:
+        """Open a 2026-07-28 ``subscriptions/listen`` stream; notifications on it arrive in
+        :attr:`notifications`. Returns the subscription id once the server acknowledged it."""
+        if not self.modern:
+            raise ClientError("subscriptions/listen needs protocol version 2026-07-28")
+        mid = next(self._ids)
+        acknowledged = asyncio.get_running_loop().create_future()
+        self._acknowledgements[mid] = acknowledged
+        self._pending[mid] = asyncio.get_running_loop().create_future()  # answered when it ends
+        params = self._modern_params({"notifications": {"toolsListChanged": tools_list_changed}})
+        await self._send(jsonrpc.request_bytes(mid, "subscriptions/listen", params))
+        await asyncio.wait_for(acknowledged, self.timeout)
+        return mid

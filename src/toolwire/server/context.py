@@ -193,6 +193,9 @@ class Context:
         ``schema`` is a pydantic model class with primitive fields (or a JSON schema dict).
         Raises :class:`~toolwire.server.inputs.InputUnavailable` (a ``ToolError``) when the
         client cannot ask its user.
+
+        On 2026-07-28 the call ends here and the tool runs again from the top once the
+        client has the answer, so do side effects after the questions, not before.
         """
         if not self._can("elicitation", minimum="2025-06-18"):
             raise InputUnavailable(
