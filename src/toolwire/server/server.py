@@ -146,8 +146,8 @@ class Server(ServerCore):
 
     # ------------------------------------------------------------ protocol side
 
-    def visible_tools(self, request: Request) -> list[Tool]:
-        """The tools this request may see and call, in registration order."""
+    def _shown_tools(self) -> list[Tool]:
+        """Enabled tools that pass the tag filters (the same for every request)."""
         if self._shown is None:
             include, exclude = self.include_tags, self.exclude_tags
             self._shown = [
@@ -157,9 +157,22 @@ class Server(ServerCore):
                 and (include is None or tool.tags & include)
                 and not tool.tags & exclude
             ]
+        return self._shown
+
+    def _shows(self, tool: Tool) -> bool:
+        include = self.include_tags
+        return (
+            tool.enabled
+            and (include is None or bool(tool.tags & include))
+            and not tool.tags & self.exclude_tags
+        )
+
+    def visible_tools(self, request: Request) -> list[Tool]:
+        """The tools this request may see and call, in registration order."""
+        shown = self._shown_tools()
         if self.visibility is None:
-            return self._shown
-        return [tool for tool in self._shown if self.visibility(tool, request)]
+            return shown
+        return [tool for tool in shown if self.visibility(tool, request)]
 
     def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:
         if self.visibility is None:
@@ -171,7 +184,11 @@ class Server(ServerCore):
 
     def _find(self, name: str, request: Request) -> Tool:
         tool = self._tools.get(name)
-        if tool is not None and tool in self.visible_tools(request):
+        if (
+            tool is not None
+            and self._shows(tool)
+            and (self.visibility is None or self.visibility(tool, request))
+        ):
             return tool
         raise unknown_tool(name, [t.name for t in self.visible_tools(request)])
 
