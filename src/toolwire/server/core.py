@@ -118,6 +118,7 @@ class ServerCore:
         self._lifespan_scope: AbstractAsyncContextManager[Any] | None = None
         self._users = 0
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._serving_loop: asyncio.AbstractEventLoop | None = None
         self._connections: set[ServerConnection] = set()
         self._pages: dict[tuple[str, str | None, Any], bytes] = {}
         self._change_pending = False
@@ -186,11 +187,14 @@ class ServerCore:
         if self._change_pending or not self._connections:
             return
         try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # not serving: nobody to tell
+            asyncio.get_running_loop()
+        except RuntimeError:  # a sync tool on a worker thread changed the tool set
+            serving = self._serving_loop
+            if serving is not None and not serving.is_closed():
+                serving.call_soon_threadsafe(self.tools_changed)
+            return
         self._change_pending = True
-        loop.call_soon(self._announce_change)
+        asyncio.get_running_loop().call_soon(self._announce_change)
 
     def _announce_change(self) -> None:
         self._change_pending = False
@@ -230,6 +234,7 @@ class ServerCore:
     async def start(self) -> None:
         """Enter the lifespan when the first connection opens (transports call this)."""
         self._users += 1
+        self._serving_loop = asyncio.get_running_loop()
         if self._users == 1 and self.lifespan is not None:
             scope = self.lifespan(self)
             self.lifespan_context = await scope.__aenter__()
