@@ -234,16 +234,14 @@ class Tool:
         try:
             call = self.fn(**kwargs) if self.is_async else run_sync(self._timed, {"kwargs": kwargs})
             if deadline is not None:
-                outcome = await asyncio.wait_for(call, deadline)
+                outcome = await _before(call, deadline)
             else:
                 outcome = await call
+        except _DeadlinePassed:
+            if on_timeout is not None:
+                on_timeout()
+            return text_result(f"Tool '{self.name}' timed out after {deadline:g} s", is_error=True)
         except Exception as exc:
-            if deadline is not None and isinstance(exc, asyncio.TimeoutError):
-                if on_timeout is not None:
-                    on_timeout()
-                return text_result(
-                    f"Tool '{self.name}' timed out after {deadline:g} s", is_error=True
-                )
             return self._failure(exc, mask_errors)
         if self.is_async:
             return self._result(outcome)
@@ -315,6 +313,25 @@ class Tool:
 
     def _failure(self, exc: BaseException, mask_errors: bool) -> JSON:
         return failure_result(exc, self.name, self._source, mask_errors)
+
+
+class _DeadlinePassed(Exception):
+    """The tool's deadline passed (unlike a ``TimeoutError`` the tool raised itself)."""
+
+
+async def _before(call: Awaitable[Any], deadline: float) -> Any:
+    """Await ``call`` for at most ``deadline`` seconds; past it, cancel it and raise _DeadlinePassed."""
+    task = asyncio.ensure_future(call)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=deadline)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        await asyncio.wait({task}, timeout=1.0)  # let its finally blocks run
+        raise _DeadlinePassed
+    return task.result()
 
 
 def failure_result(exc: BaseException, tool: str, source: str | None, mask_errors: bool) -> JSON:

@@ -83,7 +83,7 @@ class Context:
         self.log_level = request.log_level
         self.meta: dict[str, Any] = meta
         self.identity: Any = None
-        self.cancelled = False
+        self._cancelled = False
         self._answers = answers or {}
         self._asked = 0
         self._last_progress: float | None = None
@@ -101,6 +101,11 @@ class Context:
         return self._connection.server.lifespan_context
 
     @property
+    def cancelled(self) -> bool:
+        """True once the client cancelled the call or it timed out (sync tools poll this)."""
+        return self._cancelled or self.request.cancelled
+
+    @property
     def request_context(self) -> Context:
         """This context (``ctx.request_context.lifespan_context`` works as in the official SDK)."""
         return self
@@ -112,13 +117,13 @@ class Context:
 
     def _cancel(self) -> None:
         """The call was cancelled or timed out; a sync tool can see it in ``cancelled``."""
-        self.cancelled = True
+        self._cancelled = True
         self._finished = True
 
     # ------------------------------------------------------------ notifications
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
-        if self._finished:
+        if self._finished or self.request.cancelled:  # nothing after cancellation (CN-12)
             return
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()

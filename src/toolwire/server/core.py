@@ -256,9 +256,12 @@ class ServerCore:
         """Send Python log records made inside tool calls to the calling client.
 
         ``logger`` is a logger or its name (the root logger by default). Each client still
-        gets only the levels it asked for.
+        gets only the levels it asked for; the logger's level is lowered to ``level`` if it
+        would drop those records first.
         """
         target = logger if isinstance(logger, logging.Logger) else logging.getLogger(logger)
+        if target.getEffectiveLevel() > level:
+            target.setLevel(level)
         if not any(isinstance(h, ClientLogHandler) for h in target.handlers):
             handler = ClientLogHandler(level)
             target.addHandler(handler)

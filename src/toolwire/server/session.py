@@ -51,6 +51,7 @@ class Request:
     """What one request said about itself, in either era."""
 
     __slots__ = (
+        "cancelled",
         "capabilities",
         "client_info",
         "features",
@@ -82,6 +83,7 @@ class Request:
         self.client_info = client_info
         self.log_level = log_level
         self.identity: Any = None  # who is calling, once authentication says so
+        self.cancelled = False  # the client cancelled it: nothing more is sent for it
 
 
 class ServerConnection:
@@ -95,6 +97,7 @@ class ServerConnection:
         self.client_capabilities: JSON | None = None
         self.log_level: str | None = None
         self.in_flight: dict[str | int, asyncio.Task[None]] = {}
+        self._running: dict[str | int, Request] = {}  # the requests of in_flight, by id
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
         self._listening: dict[str | int, asyncio.Future[None]] = {}
         self._outgoing: dict[str, asyncio.Future[JSON]] = {}  # our requests to the client
@@ -182,14 +185,10 @@ class ServerConnection:
         params = message.get("params") or {}
         if method == "notifications/cancelled":
             rid = params.get("requestId")
-            task = None
-            if isinstance(rid, (str, int)) and not isinstance(rid, bool):  # not 2.0 nor true
-                task = self.in_flight.get(rid)
-            if task is not None:  # unknown, late or malformed cancels are ignored (CN-07)
-                logger.debug(
-                    "Request %r cancelled: %s", params.get("requestId"), params.get("reason")
-                )
-                task.cancel()
+            # unknown, late or malformed cancels are ignored (CN-07); not 2.0 nor true for 1
+            if isinstance(rid, (str, int)) and not isinstance(rid, bool) and rid in self.in_flight:
+                logger.debug("Request %r cancelled: %s", rid, params.get("reason"))
+                self.cancel(rid)
         # notifications/initialized and anything else need no action.
 
     # ---------------------------------------------------------------- requests
@@ -233,10 +232,24 @@ class ServerConnection:
         else:  # a coroutine: answered when it finishes
             task = asyncio.ensure_future(self._run(request, outcome, reply))
             self.in_flight[mid] = task
+            self._running[mid] = request
             task.add_done_callback(functools.partial(self._forget, mid))
 
-    def _forget(self, mid: str | int, _task: asyncio.Task[None]) -> None:
-        self.in_flight.pop(mid, None)
+    def _forget(self, mid: str | int, task: asyncio.Task[None]) -> None:
+        if self.in_flight.get(mid) is task:
+            del self.in_flight[mid]
+            self._running.pop(mid, None)
+
+    def cancel(self, mid: str | int) -> None:
+        """Stop a request in flight: its tool is cancelled, and nothing more is sent for it,
+        no progress, no log message, no response, even if the tool catches the cancellation
+        and returns (CN-04, CN-12)."""
+        request = self._running.get(mid)
+        if request is not None:
+            request.cancelled = True
+        task = self.in_flight.get(mid)
+        if task is not None:
+            task.cancel()
 
     def _resolve(self, mid: str | int, method: str, params: JSON) -> Request:
         """Work out which revision a request speaks and what its client can do."""
@@ -318,7 +331,7 @@ class ServerConnection:
                 result, request.features, self.server.info_for(request.features)
             )
             data = jsonrpc.result_bytes(request.id, result)
-        if not self.closed:
+        if not self.closed and not request.cancelled:  # even if the tool caught the cancel
             reply(data)
 
     # ---------------------------------------------------------------- sending
