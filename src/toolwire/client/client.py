@@ -310,7 +310,7 @@ class Client:
                 outcome = await outcome
         except Exception as exc:
             logger.exception("The %s handler failed", method)
-            raise RPCError(jsonrpc.INTERNAL_ERROR, f"The client could not answer {method}") from exc
+            raise RPCError(jsonrpc.INTERNAL_ERROR, f"the {method} handler failed") from exc
         return outcome  # type: ignore[no-any-return]
 
     def _fail_pending(self, error: Exception) -> None:
@@ -360,10 +360,15 @@ class Client:
                 return result
             # The server needs answers first: give them and ask again with a new id (MP-08).
             requests = result.get("inputRequests") or {}
-            answers = {
-                key: await self._answer(r["method"], r.get("params") or {})
-                for key, r in requests.items()
-            }
+            try:
+                answers = {
+                    key: await self._answer(r["method"], r.get("params") or {})
+                    for key, r in requests.items()
+                }
+            except RPCError as exc:  # no handler, or it failed: nothing to retry with
+                raise ClientError(
+                    f"{method} needs input the client could not give: {exc.message}"
+                ) from exc
             params = {
                 k: v for k, v in params.items() if k not in ("inputResponses", "requestState")
             }

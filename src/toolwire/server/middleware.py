@@ -12,9 +12,12 @@
 
 A middleware gets the :class:`Call` and ``call_next``; it may change ``call.params`` (for
 example the arguments of a ``tools/call``), return its own result instead of calling on, or
-raise ``RPCError`` to answer with a protocol error. Results are dicts in the shape of the
-newest revision; the revision's shaping happens afterwards. The first middleware added is
-the outermost. ``initialize`` is never passed through middleware.
+raise ``RPCError`` to answer with a protocol error. On ``tools/call`` a ``ToolError`` it
+raises becomes an ``isError`` result with that text (what the model should read, e.g. a rate
+limit), which the outer layers see as the result. Results are dicts in the shape of the
+newest revision; a ``tools/call`` result is shaped for the client's revision after the
+middleware (a 2024-11-05 client never sees ``structuredContent`` a layer added). The first
+middleware added is the outermost. ``initialize`` is never passed through middleware.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
+
+from ..errors import ToolError
+from ..protocol import shaping
 
 if TYPE_CHECKING:
     from .session import Request, ServerConnection
@@ -48,7 +54,12 @@ class Call:
 
     @property
     def arguments(self) -> JSON:
-        arguments = self.params.get("arguments") if self.method == "tools/call" else None
+        """The ``tools/call`` arguments; changes made to this dict reach the tool."""
+        if self.method != "tools/call":
+            return {}
+        arguments = self.params.get("arguments")
+        if arguments is None:  # optional in the request: give the layer a dict that sticks
+            arguments = self.params["arguments"] = {}
         return arguments if isinstance(arguments, dict) else {}
 
     @property
@@ -78,11 +89,23 @@ async def run_chain(
 
     def link(layer: Middleware, following: CallNext) -> CallNext:
         async def step(call: Call) -> JSON:
-            return await layer(call, following)
+            if call.method != "tools/call":
+                return await layer(call, following)
+            try:
+                return await layer(call, following)
+            except ToolError as exc:  # for the model to read, like a tool's own ToolError
+                return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
 
         return step
 
     chain: CallNext = innermost
     for layer in reversed(middleware):
         chain = link(layer, chain)
-    return await chain(Call(request.method, request.params, request, connection))
+    result = await chain(Call(request.method, request.params, request, connection))
+    if (
+        request.method == "tools/call"
+        and isinstance(result, dict)
+        and result.get("resultType") != "input_required"
+    ):
+        result = shaping.call_result(result, request.features)  # what a layer added, too
+    return result
