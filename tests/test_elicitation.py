@@ -364,13 +364,6 @@ async def test_missing_answers_are_asked_again_and_unknown_ones_ignored(transpor
         assert listed["content"] == [{"type": "text", "text": ""}]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A 2026-07-28 retry whose inputResponses entry is not an ElicitResult fails the "
-    "CallToolRequest schema, so it should be -32602 (TL-25, MP-09); the server instead runs "
-    "the tool, whose ctx.elicit raises ToolError, and answers with an isError result. "
-    "inputs.elicitation_result cannot tell the eras apart; the fix belongs in context/server.",
-)
 async def test_an_answer_that_is_not_an_elicit_result_is_invalid_params() -> None:
     """TL-25, MP-09: an answer for a question that was asked, in a shape the schema rejects."""
     async with open_peer("memory", "live_inputs", revision=MODERN) as peer:
@@ -391,12 +384,16 @@ async def test_an_answer_that_is_not_an_elicit_result_is_invalid_params() -> Non
 # ---------------------------------------------------------------- requestState is checked
 
 
-def _forged(arguments: JSON, *, tool: str = "delete_files", at: float) -> str:
-    """A state signed with the server's secret, sealed as if the clock said ``at``."""
+def _forged(arguments: JSON, question: JSON, *, tool: str = "delete_files", at: float) -> str:
+    """A state signed with the server's secret, carrying an accept for ``question``, sealed as
+    if the clock said ``at``."""
     clock = inputs.time
     inputs.time = SimpleNamespace(time=lambda: at)  # type: ignore[assignment]
+    asked = inputs.fingerprint(question["method"], question["params"])
     try:
-        return StateSigner(SECRET).seal(tool, arguments, {"elicit-1": accept(confirm=True)})
+        return StateSigner(SECRET).seal(
+            tool, arguments, None, {"elicit-1": [asked, accept(confirm=True)]}, {}
+        )
     finally:
         inputs.time = clock
 
@@ -409,11 +406,12 @@ async def test_a_request_state_that_fails_verification_is_invalid_params(transpo
     args = {"paths": ["a", "b", "c"]}
     yes = {"elicit-1": accept(confirm=True)}
     async with open_peer(transport, "live_inputs", revision=MODERN) as peer:
-        state = (await _exchange(peer, _call(1, "delete_files", args)))["result"]["requestState"]
+        first = (await _exchange(peer, _call(1, "delete_files", args)))["result"]
+        state, question = first["requestState"], first["inputRequests"]["elicit-1"]
         body, mac = state.split(".")
         flip = {"A": "B"}.get(body[5], "A")
-        expired_but_signed = _forged(args, at=0.0)  # sealed in 1970: long expired
-        carried = _forged(args, at=time.time())  # the answer travels inside the state
+        expired_but_signed = _forged(args, question, at=0.0)  # sealed in 1970: long expired
+        carried = _forged(args, question, at=time.time())  # the answer travels in the state
         attempts: list[tuple[str, JSON, Any]] = [
             ("altered body", args, body[:5] + flip + body[6:] + "." + mac),
             ("altered mac", args, body + "." + mac[:-2] + ("AA" if mac[-2:] != "AA" else "BB")),

@@ -196,24 +196,7 @@ async def test_delete_without_elicitation_is_a_clear_error(revision: str, tmp_pa
             assert len(rows(db)) == 3
 
 
-ANSWERS_ARE_BOUND_TO_QUESTIONS = (
-    "On 2026-07-28 a re-run matches earlier answers to questions by position only "
-    "(elicit-1, elicit-2...): requestState does not record what was asked, so when the "
-    "re-run asks a different question ('Delete 3 notes?' after the user confirmed "
-    "'Delete 2 notes?') the old answer is reused and the user is never asked"
-)
-
-
-@pytest.mark.parametrize(
-    "revision",
-    [
-        LEGACY,
-        pytest.param(
-            MODERN,
-            marks=pytest.mark.xfail(strict=True, reason=ANSWERS_ARE_BOUND_TO_QUESTIONS),
-        ),
-    ],
-)
+@pytest.mark.parametrize("revision", [LEGACY, MODERN])
 async def test_a_confirmation_covers_only_what_was_asked(revision: str, tmp_path: Path) -> None:
     """Another program adds a matching note while the user reads "Delete 2 notes?"; the
     user's yes must not delete 3 notes (legacy: the tool deletes the 2 it counted; 2026:

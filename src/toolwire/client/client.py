@@ -284,7 +284,7 @@ class Client:
                 outcome = handler(
                     params.get("progress", 0), params.get("total"), params.get("message")
                 )
-                if outcome is not None:
+                if inspect.isawaitable(outcome):
                     await outcome
 
     async def _server_request(self, message: JSON) -> None:

@@ -19,16 +19,19 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..errors import ToolError
 from ..protocol.revisions import Features
 from .inputs import (
     ElicitationResult,
     InputRequired,
     InputUnavailable,
+    InvalidAnswer,
     SamplingResult,
     elicitation_result,
+    fingerprint,
     requested_schema,
     sampling_params,
     sampling_result,
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from .session import Request, ServerConnection
 
 logger = logging.getLogger("toolwire")
+T = TypeVar("T")
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 LOG_RANK = {level: rank for rank, level in enumerate(LOG_LEVELS)}
@@ -210,7 +214,7 @@ class Context:
         answer = await self._ask(
             "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}
         )
-        return elicitation_result(answer, model)
+        return self._understood(elicitation_result, answer, model)
 
     async def sample(
         self,
@@ -233,7 +237,8 @@ class Context:
             model_preferences=model_preferences,
             stop_sequences=stop_sequences,
         )
-        return sampling_result(await self._ask("sample", "sampling/createMessage", params))
+        answer = await self._ask("sample", "sampling/createMessage", params)
+        return self._understood(sampling_result, answer)
 
     def _can(self, capability: str, *, minimum: str) -> bool:
         return self.protocol_version >= minimum and capability in self.client_capabilities
@@ -243,9 +248,20 @@ class Context:
         key = f"{kind}-{self._asked}"
         if not self._features.modern:
             return await self._connection.request(method, params)
-        if key in self._answers:  # answered in an earlier round: the tool is re-running
-            return self._answers[key]
-        raise InputRequired({key: {"method": method, "params": params}})
+        asked = fingerprint(method, params)
+        earlier = self._answers.get(key)
+        if earlier is not None and earlier[0] == asked:  # answered before: the tool is re-running
+            return earlier[1]
+        # Not asked yet, or asked differently (the data changed between rounds): ask now.
+        raise InputRequired({key: {"method": method, "params": params}}, {key: asked})
+
+    def _understood(self, read: Callable[..., T], *answer: Any) -> T:
+        try:
+            return read(*answer)
+        except ToolError as exc:
+            if self._features.modern:  # the retry itself is malformed (MP-09)
+                raise InvalidAnswer(str(exc)) from None
+            raise
 
 
 class ClientLogHandler(logging.Handler):

@@ -41,12 +41,26 @@ class InputUnavailable(ToolError):
 class InputRequired(BaseException):
     """Ends a modern ``tools/call`` run: the client must answer ``requests`` and call again.
 
-    A ``BaseException`` so that a tool's own ``except Exception`` does not swallow it.
+    ``questions`` maps each key to the fingerprint of what was asked. A ``BaseException``
+    so that a tool's own ``except Exception`` does not swallow it.
     """
 
-    def __init__(self, requests: dict[str, JSON]) -> None:
+    def __init__(self, requests: dict[str, JSON], questions: dict[str, str]) -> None:
         super().__init__("input required")
         self.requests = requests
+        self.questions = questions
+
+
+class InvalidAnswer(BaseException):
+    """A modern retry carried an answer that does not fit its question: the request is invalid
+    (-32602), not the tool's failure."""
+
+
+def fingerprint(method: str, params: JSON) -> str:
+    """What a question asked, so an answer is only reused for the very same question."""
+    return hashlib.sha256(orjson.dumps([method, params], option=orjson.OPT_SORT_KEYS)).hexdigest()[
+        :32
+    ]
 
 
 @dataclass
@@ -170,14 +184,27 @@ class StateSigner:
     def _mac(self, payload: bytes) -> bytes:
         return hmac.new(self.secret, payload, hashlib.sha256).digest()
 
-    def seal(self, tool: str, arguments: JSON, answers: JSON) -> str:
+    def seal(
+        self, tool: str, arguments: JSON, caller: str | None, answered: JSON, pending: JSON
+    ) -> str:
+        """State for the next round: answers so far (key -> [fingerprint, answer]) and the
+        fingerprints of the questions now asked, bound to the tool, its arguments, the caller
+        and an expiry."""
         payload = orjson.dumps(
-            {"t": tool, "a": _digest(arguments), "r": answers, "e": time.time() + STATE_TTL_S}
+            {
+                "t": tool,
+                "a": _digest(arguments),
+                "c": caller,
+                "r": answered,
+                "p": pending,
+                "e": time.time() + STATE_TTL_S,
+            }
         )
         return _b64(payload) + "." + _b64(self._mac(payload))
 
-    def open(self, token: Any, tool: str, arguments: JSON) -> JSON:
-        """The answers sealed in ``token``; -32602 if it was altered, expired or is for another call."""
+    def open(self, token: Any, tool: str, arguments: JSON, caller: str | None) -> tuple[JSON, JSON]:
+        """(answered, pending) sealed in ``token``; -32602 if it was altered, expired or is
+        for another call or caller."""
         invalid = RPCError(jsonrpc.INVALID_PARAMS, "Invalid requestState")
         if not isinstance(token, str) or token.count(".") != 1:
             raise invalid
@@ -189,10 +216,14 @@ class StateSigner:
         if not hmac.compare_digest(signature, self._mac(payload)):
             raise invalid
         state = orjson.loads(payload)
-        if state["t"] != tool or state["a"] != _digest(arguments) or state["e"] < time.time():
+        if (
+            state["t"] != tool
+            or state["a"] != _digest(arguments)
+            or state["c"] != caller
+            or state["e"] < time.time()
+        ):
             raise invalid
-        answers: JSON = state["r"]
-        return answers
+        return state["r"], state["p"]
 
 
 def _digest(arguments: JSON) -> str:

@@ -27,7 +27,7 @@ from ..protocol import shaping
 from ..tools import Tool
 from .context import Context, _current
 from .core import JSON, ServerCore, unknown_tool
-from .inputs import InputRequired
+from .inputs import InputRequired, InvalidAnswer
 from .session import Request, ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -223,19 +223,23 @@ class Server(ServerCore):
         return None
 
     def _answers(self, tool: Tool, request: Request, arguments: JSON) -> JSON:
-        """The answers a resumed call carries: earlier ones (signed state) plus the new ones."""
+        """The answers a resumed call carries: earlier ones from the signed state plus the new
+        ones, each with the fingerprint of the question it answers (MP-09)."""
         params = request.params
-        answers = (
-            self.signer.open(params["requestState"], tool.name, arguments)
+        answered, pending = (
+            self.signer.open(params["requestState"], tool.name, arguments, _caller(request))
             if "requestState" in params
-            else {}
+            else ({}, {})
         )
         responses = params.get("inputResponses", {})
         if not isinstance(responses, dict):
             raise RPCError(
                 jsonrpc.INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object'
             )
-        return {**answers, **responses}
+        for key, response in responses.items():  # answers to questions not asked are ignored
+            if key in pending:
+                answered[key] = [pending[key], response]
+        return answered
 
     async def _invoke(
         self,
@@ -259,11 +263,16 @@ class Server(ServerCore):
                     on_timeout=context._cancel if context is not None else None,
                 )
         except InputRequired as needed:  # modern: the client answers, then calls again
+            state = self.signer.seal(
+                tool.name, arguments, _caller(request), answers or {}, needed.questions
+            )
             return {
                 "resultType": "input_required",
                 "inputRequests": needed.requests,
-                "requestState": self.signer.seal(tool.name, arguments, answers or {}),
+                "requestState": state,
             }
+        except InvalidAnswer as exc:
+            raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         except asyncio.CancelledError:
             if context is not None:
                 context._cancel()
@@ -272,3 +281,8 @@ class Server(ServerCore):
             if context is not None:
                 context._finish()
         return shaping.call_result(result, request.features)
+
+
+def _caller(request: Request) -> str | None:
+    """Who a requestState is bound to (MP-06): the authenticated identity, if any."""
+    return None if request.identity is None else str(request.identity)
