@@ -134,7 +134,7 @@ class Context:
         except RuntimeError:
             running = None
         if running is self._loop:
-            self._connection.notify(method, params)
+            self._connection.notify(method, params, related=self.request_id)
         else:  # a sync tool on a worker thread
             self._loop.call_soon_threadsafe(self._notify, method, params)
 
@@ -247,7 +247,7 @@ class Context:
         self._asked += 1
         key = f"{kind}-{self._asked}"
         if not self._features.modern:
-            return await self._connection.request(method, params)
+            return await self._connection.request(method, params, related=self.request_id)
         asked = fingerprint(method, params)
         earlier = self._answers.get(key)
         if earlier is not None and earlier[0] == asked:  # answered before: the tool is re-running

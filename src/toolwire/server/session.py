@@ -107,17 +107,26 @@ class ServerConnection:
 
     # ---------------------------------------------------------------- receiving
 
-    def feed(self, data: bytes | str) -> None:
-        """Handle one received message. Never raises: bad input gets an error response."""
+    def feed(self, data: bytes | str, reply: Reply | None = None) -> None:
+        """Handle one received message. Never raises: bad input gets an error response.
+
+        Answers go to ``reply`` when given (an HTTP transport answers each POST on its own
+        response), else to the connection's ``send``.
+        """
+        reply = reply or self.send
         try:
             message = jsonrpc.loads(data)
         except RPCError as exc:
-            self.send(jsonrpc.error_bytes(None, exc))
+            reply(jsonrpc.error_bytes(None, exc))
             return
         if isinstance(message, list):
-            self._batch(message)
+            self._batch(message, reply)
         else:
-            self._message(message, self.send)
+            self._message(message, reply)
+
+    def feed_message(self, message: Any, reply: Reply) -> bool:
+        """Handle one decoded message; True if an answer will go to ``reply``."""
+        return self._message(message, reply)
 
     def _message(self, message: Any, reply: Reply) -> bool:
         """Dispatch one decoded message; True if a response will be sent through ``reply``."""
@@ -148,10 +157,10 @@ class ServerConnection:
                 waiting.set_result(message)
         return False
 
-    def _batch(self, batch: list[Any]) -> None:
+    def _batch(self, batch: list[Any], send: Reply) -> None:
         # Only 2025-03-26 defined batches (JR-15), and never with initialize in them.
         if not batch or self.features is None or not self.features.batches:
-            self.send(
+            send(
                 jsonrpc.error_bytes(
                     None,
                     RPCError(jsonrpc.INVALID_REQUEST, "Invalid request: batches are not supported"),
@@ -164,7 +173,7 @@ class ServerConnection:
         def collect(data: bytes) -> None:
             parts.append(data)
             if len(parts) == expected:
-                self.send(b"[" + b",".join(parts) + b"]")
+                send(b"[" + b",".join(parts) + b"]")
 
         count = 0
         for message in batch:
@@ -178,7 +187,7 @@ class ServerConnection:
             count += self._message(message, collect)
         expected = count
         if count and len(parts) == count:
-            self.send(b"[" + b",".join(parts) + b"]")
+            send(b"[" + b",".join(parts) + b"]")
 
     def _notification(self, message: JSON) -> None:
         method = message["method"]
@@ -336,21 +345,32 @@ class ServerConnection:
 
     # ---------------------------------------------------------------- sending
 
-    def notify(self, method: str, params: JSON | None = None) -> None:
+    def notify(
+        self, method: str, params: JSON | None = None, related: str | int | None = None
+    ) -> None:
+        """Send a notification; ``related`` is the id of the request it belongs to, if any."""
         if not self.closed:
-            self.send(jsonrpc.notification_bytes(method, params))
+            self.send_related(related, jsonrpc.notification_bytes(method, params))
+
+    def send_related(self, related: str | int | None, data: bytes) -> None:
+        """Send a message that belongs to request ``related`` (None: to none in particular).
+
+        One stream carries everything here; an HTTP transport replaces this to put each
+        message on the stream of the request it belongs to.
+        """
+        self.send(data)
 
     def context_for(self, request: Request, answers: JSON | None = None) -> Context:
         return Context(self, request, answers)
 
-    async def request(self, method: str, params: JSON) -> Any:
+    async def request(self, method: str, params: JSON, related: str | int | None = None) -> Any:
         """Ask the client something (legacy sessions only) and wait for its result."""
         self._next_id += 1
         rid = f"toolwire-{self._next_id}"
         waiting: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
         self._outgoing[rid] = waiting
         try:
-            self.send(jsonrpc.request_bytes(rid, method, params))
+            self.send_related(related, jsonrpc.request_bytes(rid, method, params))
             response = await waiting
         finally:
             self._outgoing.pop(rid, None)
@@ -370,6 +390,7 @@ class ServerConnection:
         self.notify(
             "notifications/subscriptions/acknowledged",
             {"_meta": {META_SUBSCRIPTION_ID: mid}, "notifications": accepted},
+            related=mid,
         )
         return self._listen_until(mid, ended)
 
@@ -385,7 +406,7 @@ class ServerConnection:
         """Send ``method`` on every stream that asked for ``kind`` notifications."""
         for mid, accepted in list(self.listeners.items()):
             if accepted.get(kind):
-                self.notify(method, {"_meta": {META_SUBSCRIPTION_ID: mid}})
+                self.notify(method, {"_meta": {META_SUBSCRIPTION_ID: mid}}, related=mid)
 
     async def drain(self, grace: float) -> None:
         """End listen streams, give in-flight calls ``grace`` seconds, then cancel the rest."""
