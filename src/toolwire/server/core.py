@@ -274,12 +274,42 @@ class ServerCore:
         return ServerConnection(self, send)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
-        """Serve until the client goes away. ``transport="stdio"`` (default)."""
-        if transport != "stdio":
-            raise ValueError(f"Unknown transport {transport!r}; this version serves 'stdio'")
-        from ..transports.stdio import run_stdio
+        """Serve: ``"stdio"`` (default) until the client goes away, or ``"http"`` (Streamable
+        HTTP with uvicorn: ``host="127.0.0.1"``, ``port=8000``, ``path="/mcp"`` and the
+        options of :meth:`http_app`) until stopped."""
+        if transport == "stdio":
+            from ..transports.stdio import run_stdio
 
-        run_stdio(self.run_stdio_async, **options)
+            run_stdio(self.run_stdio_async, **options)
+        elif transport in ("http", "streamable-http"):
+            self._run_http(**options)
+        else:
+            raise ValueError(f"Unknown transport {transport!r}: use 'stdio' or 'http'")
+
+    def http_app(self, path: str = "/mcp", **options: Any) -> Any:
+        """An ASGI application serving this server over Streamable HTTP at ``path``.
+
+        Mount it in any ASGI framework or run it with any ASGI server. Options:
+        ``json_response``, ``stateless``, ``allowed_hosts``, ``allowed_origins``,
+        ``max_body_bytes``, ``max_streams``, ``retry_ms``, ``body_timeout`` (see
+        :class:`toolwire.transports.http.HttpApp`).
+        """
+        from ..transports.http import HttpApp
+
+        return HttpApp(self, path=path, **options)
+
+    def _run_http(
+        self, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning", **options: Any
+    ) -> None:
+        try:
+            import uvicorn
+        except ImportError:
+            raise RuntimeError("HTTP needs the http extra: pip install 'toolwire[http]'") from None
+        if host not in ("127.0.0.1", "localhost", "::1") and "allowed_hosts" not in options:
+            options["allowed_hosts"] = ["*"]  # not a local server: no DNS-rebinding host check
+        uvicorn.run(
+            self.http_app(**options), host=host, port=port, log_level=log_level, lifespan="on"
+        )
 
     async def run_stdio_async(self, **options: Any) -> None:
         """Serve one client on stdin/stdout until stdin closes."""

@@ -102,27 +102,27 @@ class ServerConnection:
         self._listening: dict[str | int, asyncio.Future[None]] = {}
         self._outgoing: dict[str, asyncio.Future[JSON]] = {}  # our requests to the client
         self._next_id = 0
+        self.route: Callable[[str | int | None, bytes], None] | None = None
         self.closed = False
         server._connections.add(self)
 
     # ---------------------------------------------------------------- receiving
 
-    def feed(self, data: bytes | str, reply: Reply | None = None) -> None:
+    def feed(self, data: bytes | str, reply: Reply | None = None) -> bool:
         """Handle one received message. Never raises: bad input gets an error response.
 
         Answers go to ``reply`` when given (an HTTP transport answers each POST on its own
-        response), else to the connection's ``send``.
+        response), else to the connection's ``send``. True if an answer will be sent.
         """
         reply = reply or self.send
         try:
             message = jsonrpc.loads(data)
         except RPCError as exc:
             reply(jsonrpc.error_bytes(None, exc))
-            return
+            return True
         if isinstance(message, list):
-            self._batch(message, reply)
-        else:
-            self._message(message, reply)
+            return self._batch(message, reply)
+        return self._message(message, reply)
 
     def feed_message(self, message: Any, reply: Reply) -> bool:
         """Handle one decoded message; True if an answer will go to ``reply``."""
@@ -157,7 +157,7 @@ class ServerConnection:
                 waiting.set_result(message)
         return False
 
-    def _batch(self, batch: list[Any], send: Reply) -> None:
+    def _batch(self, batch: list[Any], send: Reply) -> bool:
         # Only 2025-03-26 defined batches (JR-15), and never with initialize in them.
         if not batch or self.features is None or not self.features.batches:
             send(
@@ -166,7 +166,7 @@ class ServerConnection:
                     RPCError(jsonrpc.INVALID_REQUEST, "Invalid request: batches are not supported"),
                 )
             )
-            return
+            return True
         parts: list[bytes] = []
         expected: int | None = None  # known once all are dispatched (some answer inline)
 
@@ -188,6 +188,7 @@ class ServerConnection:
         expected = count
         if count and len(parts) == count:
             send(b"[" + b",".join(parts) + b"]")
+        return count > 0
 
     def _notification(self, message: JSON) -> None:
         method = message["method"]
@@ -355,10 +356,13 @@ class ServerConnection:
     def send_related(self, related: str | int | None, data: bytes) -> None:
         """Send a message that belongs to request ``related`` (None: to none in particular).
 
-        One stream carries everything here; an HTTP transport replaces this to put each
-        message on the stream of the request it belongs to.
+        One stream carries everything unless a transport set :attr:`route` to put each
+        message on the stream of the request it belongs to (HTTP).
         """
-        self.send(data)
+        if self.route is None:
+            self.send(data)
+        else:
+            self.route(related, data)
 
     def context_for(self, request: Request, answers: JSON | None = None) -> Context:
         return Context(self, request, answers)

@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Connection(Protocol):
     """The server side of one connection, as a transport sees it."""
 
-    def feed(self, data: bytes) -> None: ...
+    def feed(self, data: bytes, reply: Callable[[bytes], None] | None = None) -> bool: ...
+
+    def feed_message(self, message: Any, reply: Callable[[bytes], None]) -> bool: ...
 
     def send(self, data: bytes) -> None: ...
+
+    route: Callable[[str | int | None, bytes], None] | None
+
+    def send_related(self, related: str | int | None, data: bytes) -> None: ...
+
+    def cancel(self, mid: str | int) -> None: ...
+
+    def close(self) -> None: ...
 
     async def drain(self, grace: float) -> None: ...
 

@@ -1,0 +1,596 @@
+"""Streamable HTTP: an ASGI application serving one MCP endpoint, for both eras.
+
+* Legacy revisions (2025-03-26 … 2025-11-25; 2024-11-05 clients are served too): a
+  session per ``initialize`` (``Mcp-Session-Id``), POST of one message, the answer as JSON
+  or as an SSE stream that also carries that request's notifications and server requests,
+  a GET stream for everything else, resumption with ``Last-Event-ID``, DELETE to end.
+* 2026-07-28: every POST stands alone — no session, ``Mcp-Method``/``Mcp-Name`` checked
+  against the body, and closing the response stream cancels the request.
+
+A request is answered with plain JSON when its answer is all there is to send, and with
+SSE as soon as something else (progress, a log line, a question for the user) has to go
+out first. Safety is on by default: ``Host`` and ``Origin`` are checked against DNS
+rebinding, bodies are bounded, and open streams are counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any, Protocol
+
+import orjson
+
+from .. import jsonrpc
+from ..errors import RPCError
+from ..protocol.revisions import FEATURES, LEGACY_REVISIONS, META_PROTOCOL_VERSION, MODERN_REVISIONS
+from .base import Connection
+from .http_guard import Guard, Rejection
+from .sse import Stream, frame, parse_event_id, priming
+
+logger = logging.getLogger("toolwire")
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+JSON = dict[str, Any]
+
+KEPT_STREAMS = 64  # finished request streams a session keeps for resumption
+NAMED_METHODS = {"tools/call", "resources/read", "prompts/get"}  # carry Mcp-Name (HT-29)
+_BAD_REQUEST_CODES = {
+    jsonrpc.PARSE_ERROR,
+    jsonrpc.INVALID_REQUEST,
+    jsonrpc.INVALID_PARAMS,
+    jsonrpc.HEADER_MISMATCH,
+    jsonrpc.MISSING_CLIENT_CAPABILITY,
+    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
+}
+
+
+class HttpServer(Protocol):
+    """What the HTTP app needs of a server."""
+
+    def connect(self, send: Callable[[bytes], None]) -> Connection: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class _Reply:
+    """Where the messages of one request go while its POST is being answered."""
+
+    def __init__(self, stream: Stream, mid: str | int) -> None:
+        self.stream = stream
+        self.mid = mid
+        self.answered = False
+
+    def final(self, data: bytes) -> None:
+        self.answered = True
+        self.stream.push(data, last=True)
+
+    def related(self, data: bytes) -> None:
+        self.stream.push(data)
+
+
+class _Session:
+    """A legacy session: one connection, its request streams and its GET stream."""
+
+    def __init__(self, app: HttpApp, session_id: str) -> None:
+        self.id = session_id
+        self.version = "2025-03-26"
+        self.replies: dict[str | int, _Reply] = {}
+        self.streams: dict[str, Stream] = {}
+        self._counter = 0
+        self.standalone = self._new_stream()
+        self.standalone_open = False
+        self.connection = app.server.connect(self.unrelated)
+        self.connection.route = self.route
+
+    def _new_stream(self) -> Stream:
+        self._counter += 1
+        stream = Stream(f"s{self._counter}")
+        self.streams[stream.id] = stream
+        if len(self.streams) > KEPT_STREAMS:  # forget the oldest finished ones
+            for old in [s for s in self.streams.values() if s.done][
+                : len(self.streams) - KEPT_STREAMS
+            ]:
+                del self.streams[old.id]
+        return stream
+
+    def request_stream(self) -> Stream:
+        return self._new_stream()
+
+    def unrelated(self, data: bytes) -> None:
+        self.standalone.push(data)
+
+    def route(self, related: str | int | None, data: bytes) -> None:
+        reply = self.replies.get(related) if related is not None else None
+        if reply is not None and not reply.answered:
+            reply.related(data)
+        else:  # not tied to a request still being answered: the GET stream (HT-17)
+            self.standalone.push(data)
+
+
+class HttpApp:
+    """``mcp.http_app(path="/mcp", ...)``: an ASGI application for one MCP endpoint.
+
+    Options: ``json_response=True`` never streams (notifications of a request go to the GET
+    stream instead); ``stateless=True`` keeps no legacy sessions (each request stands
+    alone, the revision taken from ``MCP-Protocol-Version``); ``allowed_hosts`` /
+    ``allowed_origins`` (default: loopback only, the DNS-rebinding defence for local
+    servers; ``["*"]`` to accept any); ``max_body_bytes``; ``max_streams`` open at once;
+    ``retry_ms`` for SSE reconnects; ``body_timeout`` for slow uploads.
+    """
+
+    def __init__(
+        self,
+        server: HttpServer,
+        *,
+        path: str = "/mcp",
+        json_response: bool = False,
+        stateless: bool = False,
+        allowed_hosts: Iterable[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+        max_body_bytes: int = 4 * 1024 * 1024,
+        max_streams: int = 1000,
+        retry_ms: int = 1000,
+        body_timeout: float = 30.0,
+    ) -> None:
+        self.server = server
+        self.path = path.rstrip("/") or "/"
+        self.json_response = json_response
+        self.stateless = stateless
+        self.guard = Guard(allowed_hosts, allowed_origins)
+        self.max_body_bytes = max_body_bytes
+        self.max_streams = max_streams
+        self.retry_ms = retry_ms
+        self.body_timeout = body_timeout
+        self.sessions: dict[str, _Session] = {}
+        self.open_streams = 0
+
+    # ------------------------------------------------------------ ASGI entry
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if (scope["path"].rstrip("/") or "/") != self.path:
+            await _plain(send, 404, b"Not Found")
+            return
+        headers = _headers(scope)
+        try:
+            self.guard.check(headers)
+            method = scope["method"]
+            if method == "POST":
+                await self._post(headers, receive, send)
+            elif method == "GET":
+                await self._get(headers, receive, send)
+            elif method == "DELETE":
+                await self._delete(headers, send)
+            else:
+                raise Rejection(
+                    405, "Method Not Allowed", headers=[(b"allow", b"GET, POST, DELETE")]
+                )
+        except Rejection as rejected:
+            await rejected.send(send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await self.server.start()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.close()
+                await self.server.stop()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def close(self) -> None:
+        """End every session, giving calls in flight a moment to answer."""
+        sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            await session.connection.drain(1.0)
+            for stream in session.streams.values():
+                stream.close()
+
+    # ------------------------------------------------------------ POST
+
+    async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            raise Rejection(415, "Content-Type must be application/json")
+        body = await self._body(receive)
+        try:
+            message = jsonrpc.loads(body)
+        except RPCError as exc:
+            raise Rejection.rpc(400, exc) from None
+        wants_json, wants_sse = _accepts(headers.get("accept", ""))
+        if not (wants_json or wants_sse):
+            raise Rejection(406, "Accept must include application/json or text/event-stream")
+        if self.json_response:
+            wants_sse = False
+            if not wants_json:
+                raise Rejection(406, "This endpoint answers with application/json only")
+        if _is_modern(message, headers):
+            await self._post_modern(message, headers, receive, send, wants_json, wants_sse)
+        else:
+            await self._post_legacy(message, body, headers, receive, send, wants_json, wants_sse)
+
+    async def _body(self, receive: Receive) -> bytes:
+        async def read() -> bytes:
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise Rejection(400, "The client went away")
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    raise Rejection(413, f"The body is larger than {self.max_body_bytes} bytes")
+                chunks.append(chunk)
+                if not message.get("more_body"):
+                    return b"".join(chunks)
+
+        try:
+            return await asyncio.wait_for(read(), self.body_timeout)
+        except asyncio.TimeoutError:
+            raise Rejection(408, "The body took too long to arrive") from None
+
+    # ---------------------------------------------------------------- modern
+
+    async def _post_modern(
+        self,
+        message: Any,
+        headers: dict[str, str],
+        receive: Receive,
+        send: Send,
+        wants_json: bool,
+        wants_sse: bool,
+    ) -> None:
+        _check_mirrored_headers(message, headers)
+        if "id" not in message:  # a notification: nothing to do statelessly
+            await _plain(send, 202, b"")
+            return
+        stream = Stream("modern")
+        reply = _Reply(stream, message["id"])
+        connection = self.server.connect(reply.related)
+        connection.route = lambda _related, data: reply.related(data)
+        connection.feed_message(message, reply.final)
+        try:
+            await self._answer(stream, reply, receive, send, wants_json, wants_sse, resumable=False)
+        finally:
+            if not reply.answered:  # the client closed the stream: that cancels (CN-10)
+                connection.cancel(message["id"])
+            connection.close()
+
+    # ---------------------------------------------------------------- legacy
+
+    async def _post_legacy(
+        self,
+        message: Any,
+        body: bytes,
+        headers: dict[str, str],
+        receive: Receive,
+        send: Send,
+        wants_json: bool,
+        wants_sse: bool,
+    ) -> None:
+        if isinstance(message, dict) and message.get("method") == "initialize":
+            await self._initialize(message, send)
+            return
+        session = self._session(headers)
+        kind = _kind(message)
+        if kind != "request":  # a batch, a notification, a response, or something invalid
+            answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+            if not session.connection.feed(body, _settle(answer)):
+                await _plain(send, 202, b"")  # nothing to answer (HT-09)
+                return
+            data = await answer
+            status = 200 if kind == "batch" else _status_of(data)
+            await _json(send, status, data, None if self.stateless else session.id)
+            return
+        stream = session.request_stream()
+        reply = _Reply(stream, message["id"])
+        session.replies[message["id"]] = reply
+        try:
+            session.connection.feed_message(message, reply.final)
+            await self._answer(
+                stream,
+                reply,
+                receive,
+                send,
+                wants_json,
+                wants_sse,
+                resumable=session.version >= "2025-11-25",
+                session=session,
+            )
+        finally:
+            if reply.answered:
+                session.replies.pop(message["id"], None)
+
+    async def _initialize(self, message: JSON, send: Send) -> None:
+        if self.stateless:
+            connection = self.server.connect(_ignore)
+            answer: list[bytes] = []
+            connection.feed_message(message, answer.append)
+            connection.close()
+            await _json(send, 200, answer[0], None)
+            return
+        session = _Session(self, secrets.token_urlsafe(24))
+        answer = []
+        session.connection.feed_message(message, answer.append)
+        result = orjson.loads(answer[0]).get("result") or {}
+        session.version = result.get("protocolVersion", session.version)
+        self.sessions[session.id] = session
+        await _json(send, 200, answer[0], session.id)
+
+    def _session(self, headers: dict[str, str]) -> _Session:
+        version = headers.get("mcp-protocol-version")
+        if version is not None and version not in LEGACY_REVISIONS:
+            raise Rejection.rpc(
+                400,
+                RPCError(jsonrpc.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version {version!r}"),
+            )
+        if self.stateless:
+            return self._stateless_session(version or "2025-03-26")
+        session_id = headers.get("mcp-session-id")
+        if session_id is None:
+            raise Rejection.rpc(
+                400, RPCError(jsonrpc.INVALID_REQUEST, "Mcp-Session-Id header is required")
+            )
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise Rejection.rpc(404, RPCError(jsonrpc.INVALID_REQUEST, "Session not found"))
+        return session
+
+    def _stateless_session(self, version: str) -> _Session:
+        session = _Session(self, "stateless")
+        session.version = version
+        session.connection.features = FEATURES[version]  # type: ignore[attr-defined]
+        return session
+
+    # ---------------------------------------------------------------- answering a request
+
+    async def _answer(
+        self,
+        stream: Stream,
+        reply: _Reply,
+        receive: Receive,
+        send: Send,
+        wants_json: bool,
+        wants_sse: bool,
+        *,
+        resumable: bool,
+        session: _Session | None = None,
+    ) -> None:
+        """JSON when the answer is all there is; SSE when other messages come first."""
+        session_id = session.id if session is not None and not self.stateless else None
+        if not wants_json:
+            await self._stream(stream, receive, send, resumable=resumable, session_id=session_id)
+            return
+        if not reply.answered:
+            gone = asyncio.ensure_future(_disconnected(receive))
+            try:
+                async for seq, data in _until(stream.follow(), gone):
+                    if reply.answered and seq == stream.seq:
+                        break
+                    if wants_sse:  # something comes before the answer: stream it all
+                        gone.cancel()
+                        await self._stream(
+                            stream, receive, send, resumable=resumable, session_id=session_id
+                        )
+                        return
+                    if session is not None:  # JSON only: the request's messages go to GET
+                        session.standalone.push(data)
+                else:
+                    return  # the client went away before the answer
+            finally:
+                gone.cancel()
+        data = stream.events[-1][1]
+        await _json(send, _status_of(data), data, session_id)
+
+    async def _stream(
+        self,
+        stream: Stream,
+        receive: Receive,
+        send: Send,
+        *,
+        resumable: bool,
+        session_id: str | None,
+        after: int = 0,
+    ) -> None:
+        if self.open_streams >= self.max_streams:
+            raise Rejection(503, "Too many open streams")
+        self.open_streams += 1
+        try:
+            headers = [
+                (b"content-type", b"text/event-stream"),
+                (b"cache-control", b"no-cache"),
+                (b"x-accel-buffering", b"no"),
+            ]
+            if session_id is not None:
+                headers.append((b"mcp-session-id", session_id.encode()))
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            if resumable and after == 0:
+                event = priming(stream.event_id(0), self.retry_ms)
+                await send({"type": "http.response.body", "body": event, "more_body": True})
+            gone = asyncio.ensure_future(_disconnected(receive))
+            try:
+                async for seq, data in _until(stream.follow(after), gone):
+                    event_id = stream.event_id(seq) if resumable else None
+                    await send(
+                        {
+                            "type": "http.response.body",
+                            "body": frame(data, event_id),
+                            "more_body": True,
+                        }
+                    )
+            finally:
+                gone.cancel()
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            self.open_streams -= 1
+
+    # ------------------------------------------------------------ GET and DELETE
+
+    async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        if self.stateless:
+            raise Rejection(405, "This endpoint keeps no streams", headers=[(b"allow", b"POST")])
+        if "text/event-stream" not in headers.get("accept", ""):
+            raise Rejection(406, "GET needs Accept: text/event-stream")
+        session = self._session(headers)
+        last = headers.get("last-event-id")
+        if last is not None:  # resume one stream after its last event the client saw
+            parsed = parse_event_id(last)
+            stream = session.streams.get(parsed[0]) if parsed else None
+            if stream is None or parsed is None:
+                raise Rejection(404, "Unknown Last-Event-ID")
+            await self._stream(
+                stream, receive, send, resumable=True, session_id=session.id, after=parsed[1]
+            )
+            return
+        if session.standalone_open:
+            raise Rejection(409, "A GET stream is already open for this session")
+        session.standalone_open = True
+        try:
+            await self._stream(
+                session.standalone, receive, send, resumable=True, session_id=session.id
+            )
+        finally:
+            session.standalone_open = False
+
+    async def _delete(self, headers: dict[str, str], send: Send) -> None:
+        if self.stateless:
+            raise Rejection(405, "This endpoint keeps no sessions", headers=[(b"allow", b"POST")])
+        session = self._session(headers)
+        self.sessions.pop(session.id, None)
+        await session.connection.drain(0.0)
+        for stream in session.streams.values():
+            stream.close()
+        await _plain(send, 200, b"")
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def _accepts(accept: str) -> tuple[bool, bool]:
+    if not accept or "*/*" in accept:
+        return True, True
+    return "application/json" in accept, "text/event-stream" in accept
+
+
+def _is_modern(message: Any, headers: dict[str, str]) -> bool:
+    if not isinstance(message, dict) or "mcp-session-id" in headers:
+        return False
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    header = headers.get("mcp-protocol-version")
+    return version in MODERN_REVISIONS or (version is not None and header in MODERN_REVISIONS)
+
+
+def _check_mirrored_headers(message: JSON, headers: dict[str, str]) -> None:
+    """2026-07-28 headers must say what the body says (HT-29, HT-30)."""
+    params = message.get("params")
+    if not isinstance(params, dict):
+        params = {}
+    version = (params.get("_meta") or {}).get(META_PROTOCOL_VERSION)
+    problems = []
+    if headers.get("mcp-protocol-version") != version:
+        problems.append("MCP-Protocol-Version")
+    if headers.get("mcp-method") != message.get("method"):
+        problems.append("Mcp-Method")
+    if message.get("method") in NAMED_METHODS and headers.get("mcp-name") != params.get(
+        "name", params.get("uri")
+    ):
+        problems.append("Mcp-Name")
+    if problems:
+        error = RPCError(
+            jsonrpc.HEADER_MISMATCH,
+            f"Header mismatch: {', '.join(problems)} missing or not matching the body",
+        )
+        raise Rejection.rpc(400, error, jsonrpc.request_id(message))
+
+
+def _kind(message: Any) -> str:
+    if isinstance(message, list):
+        return "batch"
+    if isinstance(message, dict) and "method" in message and "id" in message:
+        return "request"
+    return "other"
+
+
+def _status_of(data: bytes) -> int:
+    if b'"error"' not in data[:64] and b'"error":' not in data:
+        return 200
+    error = orjson.loads(data).get("error")
+    if not isinstance(error, dict):
+        return 200
+    code = error.get("code")
+    if code == jsonrpc.METHOD_NOT_FOUND:
+        return 404
+    return 400 if code in _BAD_REQUEST_CODES else 200
+
+
+def _settle(future: asyncio.Future[bytes]) -> Callable[[bytes], None]:
+    def settle(data: bytes) -> None:
+        if not future.done():
+            future.set_result(data)
+
+    return settle
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _until(events: Any, gone: asyncio.Future[None]) -> Any:
+    """Events from ``events`` until the client goes away."""
+    iterator = events.__aiter__()
+    while True:
+        following = asyncio.ensure_future(iterator.__anext__())
+        await asyncio.wait({following, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if not following.done():
+            following.cancel()
+            return
+        try:
+            yield following.result()
+        except StopAsyncIteration:
+            return
+
+
+def _ignore(data: bytes) -> None:
+    return None
+
+
+async def _plain(send: Send, status: int, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _json(send: Send, status: int, body: bytes, session_id: str | None) -> None:
+    headers = [(b"content-type", b"application/json")]
+    if session_id is not None:
+        headers.append((b"mcp-session-id", session_id.encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

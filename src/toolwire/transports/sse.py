@@ -1,0 +1,81 @@
+"""Server-sent event streams that outlive their HTTP connection.
+
+On legacy revisions a client whose SSE connection drops may come back with
+``Last-Event-ID`` and must lose nothing (HT-20): each :class:`Stream` keeps the events it
+carried (a bounded log) and any number of readers can follow it from a given event on.
+Event ids are ``<stream id>/<sequence>``, unique within the session and naming their
+stream (HT-19).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator
+
+MAX_KEPT_EVENTS = 1024
+
+
+def frame(data: bytes, event_id: str | None = None) -> bytes:
+    """One SSE ``message`` event carrying one JSON-RPC message."""
+    if event_id is None:
+        return b"event: message\ndata: " + data + b"\n\n"
+    return b"event: message\nid: " + event_id.encode() + b"\ndata: " + data + b"\n\n"
+
+
+def priming(event_id: str, retry_ms: int) -> bytes:
+    """The first event of a resumable stream: an id and no data, plus the reconnect delay (HT-11)."""
+    return b"id: " + event_id.encode() + b"\nretry: " + str(retry_ms).encode() + b"\ndata: \n\n"
+
+
+def parse_event_id(value: str) -> tuple[str, int] | None:
+    stream_id, _, seq = value.rpartition("/")
+    if not stream_id or not seq.isdigit():
+        return None
+    return stream_id, int(seq)
+
+
+class Stream:
+    """The messages of one SSE stream, in order, with the ones already sent kept for replay."""
+
+    def __init__(self, stream_id: str, max_events: int = MAX_KEPT_EVENTS) -> None:
+        self.id = stream_id
+        self.events: deque[tuple[int, bytes]] = deque(maxlen=max_events)
+        self.seq = 0
+        self.done = False
+        self._changed: asyncio.Future[None] | None = None
+
+    def push(self, data: bytes, *, last: bool = False) -> None:
+        if self.done:
+            return
+        self.seq += 1
+        self.events.append((self.seq, data))
+        self.done = last
+        self._wake()
+
+    def close(self) -> None:
+        self.done = True
+        self._wake()
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, None
+        if changed is not None and not changed.done():
+            changed.set_result(None)
+
+    def event_id(self, seq: int) -> str:
+        return f"{self.id}/{seq}"
+
+    async def follow(self, after: int = 0) -> AsyncIterator[tuple[int, bytes]]:
+        """Events after sequence number ``after``, waiting for new ones until the stream ends."""
+        while True:
+            for seq, data in list(self.events):
+                if seq > after:
+                    after = seq
+                    yield seq, data
+            if after < self.seq:  # pushed while the reader was busy with an event
+                continue
+            if self.done:
+                return
+            if self._changed is None:
+                self._changed = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._changed)
