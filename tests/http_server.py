@@ -1,0 +1,41 @@
+"""A real uvicorn serving a toolwire server on 127.0.0.1, for HTTP tests.
+
+The listening socket is bound before uvicorn starts (port 0, so the OS picks a free one),
+so the URL is known at once and early connections wait in the backlog: nothing polls
+for the server to come up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import uvicorn
+
+
+@contextlib.contextmanager
+def serve_http(server: Any, path: str = "/mcp", **app_options: Any) -> Iterator[str]:
+    """Serve ``server.http_app(path, **app_options)``; yields the endpoint URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        server.http_app(path, **app_options),
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
+    runner = uvicorn.Server(config)
+    thread = threading.Thread(target=runner.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}{path}"
+    finally:
+        runner.should_exit = True
+        thread.join(10)
+        sock.close()
