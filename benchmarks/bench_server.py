@@ -1,6 +1,6 @@
 """toolwire server for the shared MCP benchmark harness (see ../shared/bench/README.md).
 
-Usage:  python bench_server.py stdio
+Usage:  python bench_server.py stdio | http PORT
 Environment: BENCH_TOOLS=N registers N generated tools; BENCH_ASYNC_ADD=1 makes ``add`` async.
 The harness's ``_toolgen`` module is found through BENCH_DIR (default: ../shared/bench/servers
 beside this repository).
@@ -29,6 +29,22 @@ tg.report(t0, t1, tg.now(), len(generated) + 1)
 
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    if mode != "stdio":
-        raise SystemExit(f"unsupported mode {mode!r}: this version serves stdio")
-    server.run()
+    if mode == "stdio":
+        server.run()
+    elif mode == "http":
+        import uvicorn
+
+        # Started the same way as every peer (asyncio loop, h11, no access log).
+        app = server.http_app("/mcp", json_response=tg.json_response())
+        uvicorn.run(
+            app,
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            log_level="warning",
+            access_log=False,
+            loop="asyncio",
+            http="h11",
+            lifespan="on",
+        )
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
