@@ -190,6 +190,7 @@ class Tool:
         self._demoted = False  # a slow inline call sends a tool back to threads for good
         self.enabled = True
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
+        self.header_params = _header_params(self.name, self.schema.input_schema)
         self.definition = self._definition()
 
     def _definition(self) -> JSON:
@@ -313,6 +314,36 @@ class Tool:
 
     def _failure(self, exc: BaseException, mask_errors: bool) -> JSON:
         return failure_result(exc, self.name, self._source, mask_errors)
+
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an RFC 9110 token
+
+
+def _header_params(tool: str, input_schema: JSON) -> dict[str, str]:
+    """Parameters mirrored into ``Mcp-Param-{Name}`` HTTP headers (``x-mcp-header``, TL-38).
+
+    Declare one with ``Field(json_schema_extra={"x-mcp-header": "Region"})`` on a string,
+    integer or boolean parameter (never on secrets, TL-40).
+    """
+    mirrored: dict[str, str] = {}
+    seen: set[str] = set()
+    for param, prop in (input_schema.get("properties") or {}).items():
+        header = prop.get("x-mcp-header") if isinstance(prop, dict) else None
+        if header is None:
+            continue
+        if not isinstance(header, str) or not _TOKEN.fullmatch(header):
+            raise RegistrationError(
+                f"Tool {tool!r}: x-mcp-header of {param!r} must be a header-name token"
+            )
+        if header.lower() in seen:
+            raise RegistrationError(f"Tool {tool!r}: x-mcp-header {header!r} is used twice")
+        if prop.get("type") not in ("string", "integer", "boolean"):
+            raise RegistrationError(
+                f"Tool {tool!r}: x-mcp-header needs a string, integer or boolean parameter; {param!r} is not"
+            )
+        seen.add(header.lower())
+        mirrored[param] = header
+    return mirrored
 
 
 class _DeadlinePassed(Exception):

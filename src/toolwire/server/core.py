@@ -181,6 +181,10 @@ class ServerCore:
             result["nextCursor"] = encode_cursor(definitions[end]["name"])
         return shaping.cacheable(result, features, self.list_ttl_ms, "public")
 
+    def header_params(self, tool: str) -> dict[str, str]:
+        """The tool's parameters mirrored into ``Mcp-Param-*`` headers (for HTTP)."""
+        return {}
+
     def tools_changed(self) -> None:
         """Forget cached listings and tell connected clients, once per burst of changes."""
         self._pages.clear()

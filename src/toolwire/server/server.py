@@ -182,6 +182,10 @@ class Server(ServerCore):
         tools = self.visible_tools(request)
         return tuple(tool.name for tool in tools), [tool.definition for tool in tools]
 
+    def header_params(self, tool: str) -> dict[str, str]:
+        found = self._tools.get(tool)
+        return found.header_params if found is not None else {}
+
     def _find(self, name: str, request: Request) -> Tool:
         tool = self._tools.get(name)
         if (

@@ -16,6 +16,7 @@ rebinding, bodies are bounded, and open streams are counted.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import secrets
@@ -58,6 +59,8 @@ class HttpServer(Protocol):
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
+
+    def header_params(self, tool: str) -> dict[str, str]: ...
 
 
 class _Reply:
@@ -255,7 +258,7 @@ class HttpApp:
         wants_json: bool,
         wants_sse: bool,
     ) -> None:
-        _check_mirrored_headers(message, headers)
+        _check_mirrored_headers(message, headers, self.server.header_params)
         if "id" not in message:  # a notification: nothing to do statelessly
             await _plain(send, 202, b"")
             return
@@ -502,8 +505,10 @@ def _is_modern(message: Any, headers: dict[str, str]) -> bool:
     return version in MODERN_REVISIONS or (version is not None and header in MODERN_REVISIONS)
 
 
-def _check_mirrored_headers(message: JSON, headers: dict[str, str]) -> None:
-    """2026-07-28 headers must say what the body says (HT-29, HT-30)."""
+def _check_mirrored_headers(
+    message: JSON, headers: dict[str, str], header_params: Callable[[str], dict[str, str]]
+) -> None:
+    """2026-07-28 headers must say what the body says (HT-29, HT-30, HT-34)."""
     params = message.get("params")
     if not isinstance(params, dict):
         params = {}
@@ -517,12 +522,42 @@ def _check_mirrored_headers(message: JSON, headers: dict[str, str]) -> None:
         "name", params.get("uri")
     ):
         problems.append("Mcp-Name")
+    if message.get("method") == "tools/call" and isinstance(params.get("name"), str):
+        arguments = params.get("arguments")
+        if not isinstance(arguments, dict):
+            arguments = {}
+        for param, header in header_params(params["name"]).items():
+            sent = headers.get(f"mcp-param-{header.lower()}")
+            if not _same_value(sent, arguments.get(param)):
+                problems.append(f"Mcp-Param-{header}")
     if problems:
         error = RPCError(
             jsonrpc.HEADER_MISMATCH,
             f"Header mismatch: {', '.join(problems)} missing or not matching the body",
         )
         raise Rejection.rpc(400, error, jsonrpc.request_id(message))
+
+
+def _same_value(header: str | None, value: Any) -> bool:
+    """A mirrored header against its argument: absent for null/absent, else the same value
+    (base64 ``=?base64?...?=`` decoded, integers compared as numbers, booleans as true/false)."""
+    if value is None:
+        return header is None
+    if header is None:
+        return False
+    if header.startswith("=?base64?") and header.endswith("?="):
+        try:
+            header = base64.b64decode(header[9:-2]).decode()
+        except (ValueError, UnicodeDecodeError):
+            return False
+    if isinstance(value, bool):
+        return header == ("true" if value else "false")
+    if isinstance(value, int):
+        try:
+            return int(header) == value
+        except ValueError:
+            return False
+    return header == str(value)
 
 
 def _kind(message: Any) -> str:
