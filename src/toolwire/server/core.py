@@ -119,6 +119,7 @@ class ServerCore:
         self._users = 0
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
         self._serving_loop: asyncio.AbstractEventLoop | None = None
+        self.change_hooks: list[Callable[[], None]] = []
         self._connections: set[ServerConnection] = set()
         self._pages: dict[tuple[str, str | None, Any], bytes] = {}
         self._change_pending = False
@@ -202,6 +203,13 @@ class ServerCore:
 
     def _announce_change(self) -> None:
         self._change_pending = False
+        self.announce_tools_changed()
+        for hook in self.change_hooks:  # e.g. tell other worker processes
+            hook()
+
+    def announce_tools_changed(self) -> None:
+        """Tell this process's clients that the tool list changed (a change made here or,
+        with a shared store, in another worker)."""
         for connection in list(self._connections):
             if connection.features is not None:  # a legacy session
                 connection.notify("notifications/tools/list_changed")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -30,6 +31,7 @@ from ..errors import RPCError
 from ..protocol.revisions import FEATURES, LEGACY_REVISIONS, META_PROTOCOL_VERSION, MODERN_REVISIONS
 from .base import Connection
 from .http_guard import Guard, Rejection
+from .http_store import MemoryStore, SessionStore
 from .sse import Stream, frame, parse_event_id, priming
 
 logger = logging.getLogger("toolwire")
@@ -62,6 +64,10 @@ class HttpServer(Protocol):
 
     def header_params(self, tool: str) -> dict[str, str]: ...
 
+    change_hooks: list[Callable[[], None]]
+
+    def announce_tools_changed(self) -> None: ...
+
 
 class _Reply:
     """Where the messages of one request go while its POST is being answered."""
@@ -85,17 +91,39 @@ class _Session:
     def __init__(self, app: HttpApp, session_id: str) -> None:
         self.id = session_id
         self.version = "2025-03-26"
+        self.store = app.store
         self.replies: dict[str | int, _Reply] = {}
         self.streams: dict[str, Stream] = {}
         self._counter = 0
+        self._tag = secrets.token_hex(3)  # stream ids stay unique across worker processes
         self.standalone = self._new_stream()
         self.standalone_open = False
         self.connection = app.server.connect(self.unrelated)
         self.connection.route = self.route
 
+    def state(self) -> JSON:
+        """What another worker needs to continue this session."""
+        connection: Any = self.connection
+        return {
+            "version": self.version,
+            "capabilities": connection.client_capabilities,
+            "client_info": connection.client_info,
+            "log_level": connection.log_level,
+        }
+
+    def restore(self, state: JSON) -> None:
+        connection: Any = self.connection
+        self.version = state["version"]
+        connection.features = FEATURES[self.version]
+        connection.client_capabilities = state.get("capabilities") or {}
+        connection.client_info = state.get("client_info")
+        connection.log_level = state.get("log_level")
+
     def _new_stream(self) -> Stream:
         self._counter += 1
-        stream = Stream(f"s{self._counter}")
+        stream = Stream(f"{self._tag}{self._counter}")
+        if self.store.shared:
+            stream.sink = functools.partial(self.store.record, self.id, stream.id)
         self.streams[stream.id] = stream
         if len(self.streams) > KEPT_STREAMS:  # forget the oldest finished ones
             for old in [s for s in self.streams.values() if s.done][
@@ -142,8 +170,10 @@ class HttpApp:
         max_streams: int = 1000,
         retry_ms: int = 1000,
         body_timeout: float = 30.0,
+        store: SessionStore | None = None,
     ) -> None:
         self.server = server
+        self.store: SessionStore = store or MemoryStore()
         self.path = path.rstrip("/") or "/"
         self.json_response = json_response
         self.stateless = stateless
@@ -188,12 +218,22 @@ class HttpApp:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 await self.server.start()
+                await self.store.start(self.server.announce_tools_changed)
+                if self.store.shared:
+                    self.server.change_hooks.append(self._publish_change)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.close()
+                if self._publish_change in self.server.change_hooks:
+                    self.server.change_hooks.remove(self._publish_change)
+                await self.store.close()
                 await self.server.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    def _publish_change(self) -> None:
+        task = asyncio.ensure_future(self.store.publish_change())
+        task.add_done_callback(_log_failure)
 
     async def close(self) -> None:
         """End every session, giving calls in flight a moment to answer."""
@@ -289,7 +329,7 @@ class HttpApp:
         if isinstance(message, dict) and message.get("method") == "initialize":
             await self._initialize(message, send)
             return
-        session = self._session(headers)
+        session = await self._session(headers)
         kind = _kind(message)
         if kind != "request":  # a batch, a notification, a response, or something invalid
             answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
@@ -318,6 +358,8 @@ class HttpApp:
         finally:
             if reply.answered:
                 session.replies.pop(message["id"], None)
+        if message.get("method") == "logging/setLevel" and self.store.shared and not self.stateless:
+            await self.store.save_session(session.id, session.state())
 
     async def _initialize(self, message: JSON, send: Send) -> None:
         if self.stateless:
@@ -333,9 +375,11 @@ class HttpApp:
         result = orjson.loads(answer[0]).get("result") or {}
         session.version = result.get("protocolVersion", session.version)
         self.sessions[session.id] = session
+        if self.store.shared:
+            await self.store.save_session(session.id, session.state())
         await _json(send, 200, answer[0], session.id)
 
-    def _session(self, headers: dict[str, str]) -> _Session:
+    async def _session(self, headers: dict[str, str]) -> _Session:
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in LEGACY_REVISIONS:
             raise Rejection.rpc(
@@ -350,6 +394,12 @@ class HttpApp:
                 400, RPCError(jsonrpc.INVALID_REQUEST, "Mcp-Session-Id header is required")
             )
         session = self.sessions.get(session_id)
+        if session is None and self.store.shared:  # begun through another worker
+            state = await self.store.load_session(session_id)
+            if state is not None:
+                session = _Session(self, session_id)
+                session.restore(state)
+                self.sessions[session_id] = session
         if session is None:
             raise Rejection.rpc(404, RPCError(jsonrpc.INVALID_REQUEST, "Session not found"))
         return session
@@ -450,12 +500,17 @@ class HttpApp:
             raise Rejection(405, "This endpoint keeps no streams", headers=[(b"allow", b"POST")])
         if "text/event-stream" not in headers.get("accept", ""):
             raise Rejection(406, "GET needs Accept: text/event-stream")
-        session = self._session(headers)
+        session = await self._session(headers)
         last = headers.get("last-event-id")
         if last is not None:  # resume one stream after its last event the client saw
             parsed = parse_event_id(last)
-            stream = session.streams.get(parsed[0]) if parsed else None
-            if stream is None or parsed is None:
+            if parsed is None:
+                raise Rejection(404, "Unknown Last-Event-ID")
+            stream = session.streams.get(parsed[0])
+            if stream is None and self.store.shared:  # a stream another worker carried
+                await self._replay(session, parsed[0], parsed[1], receive, send)
+                return
+            if stream is None:
                 raise Rejection(404, "Unknown Last-Event-ID")
             await self._stream(
                 stream, receive, send, resumable=True, session_id=session.id, after=parsed[1]
@@ -471,11 +526,33 @@ class HttpApp:
         finally:
             session.standalone_open = False
 
+    async def _replay(
+        self, session: _Session, stream_id: str, after: int, receive: Receive, send: Send
+    ) -> None:
+        """Resume a stream from the shared store: every event after ``after`` it recorded."""
+        replayed = Stream(stream_id)
+        replayed.seq = after
+
+        async def copy() -> None:
+            async for seq, data in self.store.replay(session.id, stream_id, after):
+                replayed.seq = seq - 1
+                replayed.push(data)
+            replayed.close()
+
+        copier = asyncio.ensure_future(copy())
+        try:
+            await self._stream(
+                replayed, receive, send, resumable=True, session_id=session.id, after=after
+            )
+        finally:
+            copier.cancel()
+
     async def _delete(self, headers: dict[str, str], send: Send) -> None:
         if self.stateless:
             raise Rejection(405, "This endpoint keeps no sessions", headers=[(b"allow", b"POST")])
-        session = self._session(headers)
+        session = await self._session(headers)
         self.sessions.pop(session.id, None)
+        await self.store.drop_session(session.id)
         await session.connection.drain(0.0)
         for stream in session.streams.values():
             stream.close()
@@ -610,6 +687,13 @@ async def _until(events: Any, gone: asyncio.Future[None]) -> Any:
 
 def _ignore(data: bytes) -> None:
     return None
+
+
+def _log_failure(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error(
+            "Could not announce a tool-list change to other workers", exc_info=task.exception()
+        )
 
 
 async def _plain(send: Send, status: int, body: bytes) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 MAX_KEPT_EVENTS = 1024
 
@@ -44,6 +44,8 @@ class Stream:
         self.seq = 0
         self.done = False
         self._changed: asyncio.Future[None] | None = None
+        # Called with (seq, data, last) for every event: a shared store keeps a copy.
+        self.sink: Callable[[int, bytes, bool], None] | None = None
 
     def push(self, data: bytes, *, last: bool = False) -> None:
         if self.done:
@@ -51,6 +53,8 @@ class Stream:
         self.seq += 1
         self.events.append((self.seq, data))
         self.done = last
+        if self.sink is not None:
+            self.sink(self.seq, data, last)
         self._wake()
 
     def close(self) -> None:
