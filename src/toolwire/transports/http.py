@@ -97,7 +97,7 @@ class _Session:
         self._counter = 0
         self._tag = secrets.token_hex(3)  # stream ids stay unique across worker processes
         self.standalone = self._new_stream()
-        self.standalone_open = False
+        self.standalone_open = 0  # readers of the GET stream, a resumed one included
         self.connection = app.server.connect(self.unrelated)
         self.connection.route = self.route
 
@@ -193,7 +193,11 @@ class HttpApp:
             return
         if scope["type"] != "http":
             return
-        if (scope["path"].rstrip("/") or "/") != self.path:
+        path = scope["path"]
+        root = scope.get("root_path", "")
+        if root and path.startswith(root):  # mounted under a prefix (Starlette's Mount)
+            path = path[len(root) :]
+        if (path.rstrip("/") or "/") != self.path:
             await _plain(send, 404, b"Not Found")
             return
         headers = _headers(scope)
@@ -302,6 +306,8 @@ class HttpApp:
         if "id" not in message:  # a notification: nothing to do statelessly
             await _plain(send, 202, b"")
             return
+        if not wants_json and self.open_streams >= self.max_streams:  # refused before it runs
+            raise Rejection(503, "Too many open streams")
         stream = Stream("modern")
         reply = _Reply(stream, message["id"])
         connection = self.server.connect(reply.related)
@@ -333,11 +339,14 @@ class HttpApp:
         kind = _kind(message)
         if kind != "request":  # a batch, a notification, a response, or something invalid
             answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-            if not session.connection.feed(body, _settle(answer)):
+            answered = session.connection.feed(body, _settle(answer))
+            data = await answer if answered else b""
+            if self.stateless:  # nothing outlives a stateless request
+                session.connection.close()
+            if not answered:
                 await _plain(send, 202, b"")  # nothing to answer (HT-09)
                 return
-            data = await answer
-            status = 200 if kind == "batch" else _status_of(data)
+            status = 200 if data[:1] == b"[" else _status_of(data)  # a refused batch: 400
             await _json(send, status, data, None if self.stateless else session.id)
             return
         stream = session.request_stream()
@@ -358,6 +367,10 @@ class HttpApp:
         finally:
             if reply.answered:
                 session.replies.pop(message["id"], None)
+            if self.stateless:  # nothing outlives a stateless request
+                if not reply.answered:
+                    session.connection.cancel(message["id"])
+                session.connection.close()
         if message.get("method") == "logging/setLevel" and self.store.shared and not self.stateless:
             await self.store.save_session(session.id, session.state())
 
@@ -394,12 +407,15 @@ class HttpApp:
                 400, RPCError(jsonrpc.INVALID_REQUEST, "Mcp-Session-Id header is required")
             )
         session = self.sessions.get(session_id)
-        if session is None and self.store.shared:  # begun through another worker
+        if self.store.shared:  # the store has the truth: another worker may have changed it
             state = await self.store.load_session(session_id)
-            if state is not None:
-                session = _Session(self, session_id)
+            if state is None:  # ended (or expired) wherever it was
+                self.sessions.pop(session_id, None)
+                session = None
+            else:
+                if session is None:  # begun through another worker
+                    session = self.sessions[session_id] = _Session(self, session_id)
                 session.restore(state)
-                self.sessions[session_id] = session
         if session is None:
             raise Rejection.rpc(404, RPCError(jsonrpc.INVALID_REQUEST, "Session not found"))
         return session
@@ -479,6 +495,8 @@ class HttpApp:
             try:
                 async for seq, data in _until(stream.follow(after), gone):
                     event_id = stream.event_id(seq) if resumable else None
+                    if resumable and self.store.shared:  # stored before sent: none is lost
+                        await self.store.flush()
                     await send(
                         {
                             "type": "http.response.body",
@@ -512,19 +530,28 @@ class HttpApp:
                 return
             if stream is None:
                 raise Rejection(404, "Unknown Last-Event-ID")
-            await self._stream(
-                stream, receive, send, resumable=True, session_id=session.id, after=parsed[1]
-            )
+            standalone = int(stream is session.standalone)  # resuming it opens the GET stream
+            session.standalone_open += standalone
+            try:
+                await self._stream(
+                    stream, receive, send, resumable=True, session_id=session.id, after=parsed[1]
+                )
+            finally:
+                session.standalone_open -= standalone
             return
         if session.standalone_open:
             raise Rejection(409, "A GET stream is already open for this session")
-        session.standalone_open = True
-        try:
+        session.standalone_open += 1
+        try:  # event ids and a priming event from 2025-11-25 on (older clients choke on it)
             await self._stream(
-                session.standalone, receive, send, resumable=True, session_id=session.id
+                session.standalone,
+                receive,
+                send,
+                resumable=session.version >= "2025-11-25",
+                session_id=session.id,
             )
         finally:
-            session.standalone_open = False
+            session.standalone_open -= 1
 
     async def _replay(
         self, session: _Session, stream_id: str, after: int, receive: Receive, send: Send
@@ -573,13 +600,18 @@ def _accepts(accept: str) -> tuple[bool, bool]:
 
 
 def _is_modern(message: Any, headers: dict[str, str]) -> bool:
-    if not isinstance(message, dict) or "mcp-session-id" in headers:
+    """A 2026-07-28 POST: its header or its ``_meta`` names a revision after the legacy ones
+    (an unknown one is then answered -32022, a missing ``_meta`` -32602). A stray
+    ``Mcp-Session-Id`` does not make it legacy (HT-37)."""
+    if not isinstance(message, dict) or message.get("method") == "initialize":
         return False
+    if headers.get("mcp-protocol-version") in MODERN_REVISIONS:
+        return True
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-    header = headers.get("mcp-protocol-version")
-    return version in MODERN_REVISIONS or (version is not None and header in MODERN_REVISIONS)
+    if not isinstance(meta, dict) or META_PROTOCOL_VERSION not in meta:
+        return False
+    return meta[META_PROTOCOL_VERSION] not in LEGACY_REVISIONS
 
 
 def _check_mirrored_headers(
@@ -591,8 +623,8 @@ def _check_mirrored_headers(
         params = {}
     version = (params.get("_meta") or {}).get(META_PROTOCOL_VERSION)
     problems = []
-    if headers.get("mcp-protocol-version") != version:
-        problems.append("MCP-Protocol-Version")
+    if version is not None and headers.get("mcp-protocol-version") != version:
+        problems.append("MCP-Protocol-Version")  # (no version in the body: -32602 follows)
     if headers.get("mcp-method") != message.get("method"):
         problems.append("Mcp-Method")
     if message.get("method") in NAMED_METHODS and headers.get("mcp-name") != params.get(

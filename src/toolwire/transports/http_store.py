@@ -49,6 +49,8 @@ class SessionStore(Protocol):
         self, session_id: str, stream_id: str, seq: int, data: bytes, last: bool
     ) -> None: ...
 
+    async def flush(self) -> None: ...
+
     def replay(
         self, session_id: str, stream_id: str, after: int
     ) -> AsyncIterator[tuple[int, bytes]]: ...
@@ -77,6 +79,9 @@ class MemoryStore:
         return None
 
     def record(self, session_id: str, stream_id: str, seq: int, data: bytes, last: bool) -> None:
+        return None
+
+    async def flush(self) -> None:
         return None
 
     async def replay(
@@ -187,6 +192,11 @@ class RedisStore:
     def record(self, session_id: str, stream_id: str, seq: int, data: bytes, last: bool) -> None:
         if self._pending is not None:
             self._pending.put_nowait((self._stream_key(session_id, stream_id), seq, data, last))
+
+    async def flush(self) -> None:
+        """Wait until every recorded event is in Redis."""
+        if self._pending is not None:
+            await self._pending.join()
 
     async def _write_events(self) -> None:
         assert self._pending is not None

@@ -1,0 +1,73 @@
+"""A toolwire HTTP worker sharing its sessions through Redis, for the scale-out tests.
+
+Run as ``http_scale.py --fd N --redis redis://127.0.0.1:PORT/0``: serves ``/mcp`` on the
+already-listening socket N with a :class:`RedisStore`, so several of these processes behind a
+load balancer serve the same sessions.
+
+* ``whoami()`` — this worker's process id (tells which worker answered); it also logs
+  one ``info`` message, so a client's log level shows which worker knows it.
+* ``add_tool_named(name)`` — registers a tool at run time (a tool-list change).
+* ``progress_then_wait(n)`` — sends ``n`` progress notifications, then waits until cancelled,
+  so its SSE stream stays open.
+* ``add(a, b)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+
+import uvicorn
+
+from toolwire import Context, Server
+from toolwire.transports.http_store import RedisStore
+
+
+def build() -> Server:
+    mcp = Server("http-scale", version="0.0.1")
+
+    @mcp.tool()
+    async def whoami(ctx: Context) -> int:
+        """The process id of the worker that runs this call (also logged at info level)."""
+        await ctx.info(f"whoami on worker {os.getpid()}")
+        return os.getpid()
+
+    @mcp.tool()
+    def add_tool_named(name: str) -> str:
+        """Register a new tool called ``name``."""
+
+        def added() -> str:
+            return name
+
+        added.__doc__ = f"The tool {name}, added at run time."
+        mcp.add_tool(added, name=name)
+        return name
+
+    @mcp.tool()
+    async def progress_then_wait(n: int, ctx: Context) -> str:
+        """Send n progress notifications, then wait until the call is cancelled."""
+        for step in range(1, n + 1):
+            await ctx.report_progress(step, total=n, message=f"step {step}")
+        await asyncio.Event().wait()  # until cancelled (the stream's client or the worker goes)
+        return "never"
+
+    @mcp.tool()
+    def add(a: int, b: int) -> int:
+        """Add two numbers together."""
+        return a + b
+
+    return mcp
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--fd", type=int, required=True, help="a listening socket to serve on")
+    parser.add_argument("--redis", required=True, help="redis://127.0.0.1:PORT/0")
+    options = parser.parse_args()
+    app = build().http_app(store=RedisStore(options.redis))
+    uvicorn.run(app, fd=options.fd, log_level="warning", lifespan="on")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,353 @@
+"""Real services on loopback for tests: redis-server, toolwire HTTP workers, nginx.
+
+Each helper is a context manager that starts a real process, waits for the line the process
+writes when it is ready (no polling, every wait bounded), yields how to reach it, and stops it
+afterwards. Worker processes get an already-listening socket by file descriptor, so their port
+accepts connections before the process has even started: early requests wait in the backlog.
+
+``redis-server`` and ``nginx`` come from the Debian packages of the same names (``.ci/run``
+installs them). When one is missing the test is skipped with the reason — except in CI (the
+``CI`` environment variable is set), where a missing binary is a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+LOOPBACK = "127.0.0.1"
+READY_TIMEOUT = 15.0  # seconds a service gets to say it is ready
+STOP_TIMEOUT = 5.0  # seconds a service gets to exit before it is killed
+KEPT_LINES = 200  # output lines kept per process for failure messages
+
+
+def require(binary: str) -> str:
+    """The path of ``binary`` (named like its Debian package); skip without it, fail in CI."""
+    path = shutil.which(binary)
+    if path is not None:
+        return path
+    reason = f"{binary!r} is not installed (Debian package {binary}; .ci/run installs it)"
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}, and CI must run these tests", pytrace=False)
+    pytest.skip(reason)
+
+
+def listening_socket() -> socket.socket:
+    """A TCP socket on 127.0.0.1 with an OS-chosen port, already listening."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((LOOPBACK, 0))
+    sock.listen(128)
+    return sock
+
+
+def free_port() -> int:
+    """A port that was free a moment ago (for programs that cannot take a socket)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((LOOPBACK, 0))
+        return int(sock.getsockname()[1])
+
+
+# ---------------------------------------------------------------- process output
+
+
+class _Lines:
+    """Reads a process pipe on a thread: keeps the last lines, hands each one to waiters."""
+
+    def __init__(self, pipe: IO[bytes], name: str) -> None:
+        self.kept: deque[str] = deque(maxlen=KEPT_LINES)
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._thread = threading.Thread(
+            target=self._read, args=(pipe,), name=f"{name} output", daemon=True
+        )
+        self._thread.start()
+
+    def _read(self, pipe: IO[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            for raw in pipe:
+                line = raw.decode(errors="replace").rstrip()
+                self.kept.append(line)
+                self._queue.put(line)
+        self._queue.put(None)  # end of output: the process is gone
+
+    def wait_for(self, marker: str, timeout: float) -> bool:
+        """Whether a line containing ``marker`` arrives within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        for _ in range(100_000):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                line = self._queue.get(timeout=left)
+            except queue.Empty:
+                return False
+            if line is None:
+                return False
+            if marker in line:
+                return True
+        return False
+
+    def text(self) -> str:
+        return "\n".join(self.kept)
+
+    def join(self) -> None:
+        self._thread.join(STOP_TIMEOUT)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate, then kill after STOP_TIMEOUT; a process already gone is fine."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_TIMEOUT)
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
+def _not_ready(what: str, process: subprocess.Popen[bytes], lines: _Lines) -> AssertionError:
+    state = "exited" if process.poll() is not None else "still starting"
+    return AssertionError(
+        f"{what} did not become ready within {READY_TIMEOUT:g}s ({state}); its output:\n"
+        f"{lines.text()}"
+    )
+
+
+# ---------------------------------------------------------------- redis
+
+
+@contextlib.contextmanager
+def start_redis(attempts: int = 3) -> Iterator[str]:
+    """A fresh redis-server on 127.0.0.1 without persistence; yields ``redis://…/0``.
+
+    redis-server cannot take a socket from its parent, so it gets a port that was free a
+    moment ago; if another process takes it first, the start is tried again (a bounded
+    number of times).
+    """
+    binary = require("redis-server")
+    failure: AssertionError | None = None
+    for _ in range(attempts):
+        port = free_port()
+        process = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                LOOPBACK,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "yes",
+                "--loglevel",
+                "notice",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        assert process.stdout is not None
+        lines = _Lines(process.stdout, "redis-server")
+        try:
+            if lines.wait_for("Ready to accept connections", READY_TIMEOUT):
+                yield f"redis://{LOOPBACK}:{port}/0"
+                return
+            failure = _not_ready("redis-server", process, lines)
+        finally:
+            _stop(process)
+            lines.join()
+        if "Address already in use" not in lines.text():
+            break
+    assert failure is not None
+    raise failure
+
+
+# ---------------------------------------------------------------- toolwire workers
+
+
+@dataclass
+class Worker:
+    """A toolwire HTTP server process listening on 127.0.0.1:``port``."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    output: _Lines = field(repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}/mcp"
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def kill(self) -> None:
+        """SIGKILL: the process gets no chance to clean up (a crash)."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(STOP_TIMEOUT)
+
+    def log(self) -> str:
+        return self.output.text()
+
+
+@contextlib.contextmanager
+def start_worker(script: str | Path, *args: str) -> Iterator[Worker]:
+    """Run ``python script --fd N *args`` where N is a listening loopback socket.
+
+    The script serves on that socket (``uvicorn.run(app, fd=N, ...)``); the port accepts
+    connections at once, before the process is up. The process is stopped afterwards
+    (killing it first, in the test, is fine).
+    """
+    sock = listening_socket()
+    port = int(sock.getsockname()[1])
+    fd = sock.fileno()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, str(script), "--fd", str(fd), *args],
+            pass_fds=[fd],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+    finally:
+        sock.close()  # the child holds its own copy
+    assert process.stdout is not None
+    worker = Worker(process, port, _Lines(process.stdout, f"worker {port}"))
+    try:
+        yield worker
+    finally:
+        _stop(process)
+        worker.output.join()
+
+
+# ---------------------------------------------------------------- nginx
+
+NGINX_CONF = """\
+daemon off;
+master_process on;
+worker_processes 1;
+{user}pid {tmp}/nginx.pid;
+error_log stderr notice;
+
+events {{
+    worker_connections 256;
+}}
+
+http {{
+    access_log off;
+    client_body_temp_path {tmp}/client_body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+
+    upstream toolwire_workers {{
+{servers}
+        keepalive 8;
+    }}
+
+    server {{
+        listen {listen};
+        underscores_in_headers on;
+
+        location / {{
+            proxy_pass http://toolwire_workers;
+            proxy_http_version 1.1;
+            proxy_buffering off;
+            proxy_request_buffering off;
+            proxy_cache off;
+            proxy_read_timeout 60s;
+            proxy_send_timeout 60s;
+            proxy_set_header Connection "";
+            proxy_set_header Host $http_host;
+            proxy_pass_request_headers on;
+        }}
+    }}
+}}
+"""
+
+
+def _user_line() -> str:
+    """As root, nginx workers would switch to ``nobody``; keep them as the current user."""
+    if os.geteuid() != 0:
+        return ""
+    import grp
+    import pwd
+
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    group = grp.getgrgid(os.getegid()).gr_name
+    return f"user {user} {group};\n"
+
+
+@contextlib.contextmanager
+def start_nginx(upstream_ports: Iterable[int]) -> Iterator[str]:
+    """nginx on 127.0.0.1 balancing round-robin over the given loopback ports.
+
+    Yields the base URL (``http://127.0.0.1:PORT``). Streaming is unbuffered both ways and
+    every request header (``Mcp-Session-Id``, ``Last-Event-ID``, ``MCP-Protocol-Version``,
+    ``Accept``) passes through. nginx takes its listening socket from this process (the
+    ``NGINX`` environment variable names inherited sockets), so the port is ready at once.
+    As nginx does by default, an idempotent request (a GET) that cannot reach a worker is
+    tried on the next one, so a dead worker costs nothing to a client that resumes a stream.
+    """
+    binary = require("nginx")
+    ports = list(upstream_ports)
+    assert ports, "nginx needs at least one upstream port"
+    sock = listening_socket()
+    port = int(sock.getsockname()[1])
+    with tempfile.TemporaryDirectory(prefix="toolwire-nginx-") as tmp:
+        for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi", "logs"):
+            Path(tmp, sub).mkdir()
+        conf = Path(tmp, "nginx.conf")
+        conf.write_text(
+            NGINX_CONF.format(
+                user=_user_line(),
+                tmp=tmp,
+                listen=f"{LOOPBACK}:{port}",
+                servers="\n".join(f"        server {LOOPBACK}:{p};" for p in ports),
+            )
+        )
+        env = {**os.environ, "NGINX": f"{sock.fileno()};"}
+        try:
+            process = subprocess.Popen(
+                [binary, "-e", "stderr", "-c", str(conf), "-p", tmp],
+                pass_fds=[sock.fileno()],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        finally:
+            sock.close()
+        assert process.stderr is not None
+        lines = _Lines(process.stderr, "nginx")
+        try:
+            if not lines.wait_for("start worker process", READY_TIMEOUT):
+                raise _not_ready("nginx", process, lines)
+            yield f"http://{LOOPBACK}:{port}"
+        finally:
+            _stop(process)  # SIGTERM: nginx's fast shutdown
+            lines.join()
