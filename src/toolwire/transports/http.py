@@ -16,41 +16,40 @@ rebinding, bodies are bounded, and open streams are counted.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import functools
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 import orjson
 
 from .. import jsonrpc
 from ..errors import RPCError
-from ..protocol.revisions import FEATURES, LEGACY_REVISIONS, META_PROTOCOL_VERSION, MODERN_REVISIONS
+from ..protocol.revisions import FEATURES, LEGACY_REVISIONS
 from .base import Connection
+from .http_asgi import (
+    Receive,
+    Scope,
+    Send,
+    disconnected,
+    json_answer,
+    plain,
+    request_headers,
+    settle,
+    until,
+)
 from .http_guard import Guard, Rejection
+from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_store import MemoryStore, SessionStore
 from .sse import Stream, frame, parse_event_id, priming
 
 logger = logging.getLogger("toolwire")
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 JSON = dict[str, Any]
 
 KEPT_STREAMS = 64  # finished request streams a session keeps for resumption
-NAMED_METHODS = {"tools/call", "resources/read", "prompts/get"}  # carry Mcp-Name (HT-29)
-_BAD_REQUEST_CODES = {
-    jsonrpc.PARSE_ERROR,
-    jsonrpc.INVALID_REQUEST,
-    jsonrpc.INVALID_PARAMS,
-    jsonrpc.HEADER_MISMATCH,
-    jsonrpc.MISSING_CLIENT_CAPABILITY,
-    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
-}
 
 
 class HttpServer(Protocol):
@@ -198,9 +197,9 @@ class HttpApp:
         if root and path.startswith(root):  # mounted under a prefix (Starlette's Mount)
             path = path[len(root) :]
         if (path.rstrip("/") or "/") != self.path:
-            await _plain(send, 404, b"Not Found")
+            await plain(send, 404, b"Not Found")
             return
-        headers = _headers(scope)
+        headers = request_headers(scope)
         try:
             self.guard.check(headers)
             method = scope["method"]
@@ -258,14 +257,14 @@ class HttpApp:
             message = jsonrpc.loads(body)
         except RPCError as exc:
             raise Rejection.rpc(400, exc) from None
-        wants_json, wants_sse = _accepts(headers.get("accept", ""))
+        wants_json, wants_sse = accepts(headers.get("accept", ""))
         if not (wants_json or wants_sse):
             raise Rejection(406, "Accept must include application/json or text/event-stream")
         if self.json_response:
             wants_sse = False
             if not wants_json:
                 raise Rejection(406, "This endpoint answers with application/json only")
-        if _is_modern(message, headers):
+        if is_modern(message, headers):
             await self._post_modern(message, headers, receive, send, wants_json, wants_sse)
         else:
             await self._post_legacy(message, body, headers, receive, send, wants_json, wants_sse)
@@ -302,9 +301,9 @@ class HttpApp:
         wants_json: bool,
         wants_sse: bool,
     ) -> None:
-        _check_mirrored_headers(message, headers, self.server.header_params)
+        check_mirrored_headers(message, headers, self.server.header_params)
         if "id" not in message:  # a notification: nothing to do statelessly
-            await _plain(send, 202, b"")
+            await plain(send, 202, b"")
             return
         if not wants_json and self.open_streams >= self.max_streams:  # refused before it runs
             raise Rejection(503, "Too many open streams")
@@ -336,18 +335,18 @@ class HttpApp:
             await self._initialize(message, send)
             return
         session = await self._session(headers)
-        kind = _kind(message)
+        kind = kind_of(message)
         if kind != "request":  # a batch, a notification, a response, or something invalid
             answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-            answered = session.connection.feed(body, _settle(answer))
+            answered = session.connection.feed(body, settle(answer))
             data = await answer if answered else b""
             if self.stateless:  # nothing outlives a stateless request
                 session.connection.close()
             if not answered:
-                await _plain(send, 202, b"")  # nothing to answer (HT-09)
+                await plain(send, 202, b"")  # nothing to answer (HT-09)
                 return
-            status = 200 if data[:1] == b"[" else _status_of(data)  # a refused batch: 400
-            await _json(send, status, data, None if self.stateless else session.id)
+            status = 200 if data[:1] == b"[" else status_of(data)  # a refused batch: 400
+            await json_answer(send, status, data, None if self.stateless else session.id)
             return
         stream = session.request_stream()
         reply = _Reply(stream, message["id"])
@@ -380,7 +379,7 @@ class HttpApp:
             answer: list[bytes] = []
             connection.feed_message(message, answer.append)
             connection.close()
-            await _json(send, 200, answer[0], None)
+            await json_answer(send, 200, answer[0], None)
             return
         session = _Session(self, secrets.token_urlsafe(24))
         answer = []
@@ -390,7 +389,7 @@ class HttpApp:
         self.sessions[session.id] = session
         if self.store.shared:
             await self.store.save_session(session.id, session.state())
-        await _json(send, 200, answer[0], session.id)
+        await json_answer(send, 200, answer[0], session.id)
 
     async def _session(self, headers: dict[str, str]) -> _Session:
         version = headers.get("mcp-protocol-version")
@@ -446,9 +445,9 @@ class HttpApp:
             await self._stream(stream, receive, send, resumable=resumable, session_id=session_id)
             return
         if not reply.answered:
-            gone = asyncio.ensure_future(_disconnected(receive))
+            gone = asyncio.ensure_future(disconnected(receive))
             try:
-                async for seq, data in _until(stream.follow(), gone):
+                async for seq, data in until(stream.follow(), gone):
                     if reply.answered and seq == stream.seq:
                         break
                     if wants_sse:  # something comes before the answer: stream it all
@@ -464,7 +463,7 @@ class HttpApp:
             finally:
                 gone.cancel()
         data = stream.events[-1][1]
-        await _json(send, _status_of(data), data, session_id)
+        await json_answer(send, status_of(data), data, session_id)
 
     async def _stream(
         self,
@@ -491,9 +490,9 @@ class HttpApp:
             if resumable and after == 0:
                 event = priming(stream.event_id(0), self.retry_ms)
                 await send({"type": "http.response.body", "body": event, "more_body": True})
-            gone = asyncio.ensure_future(_disconnected(receive))
+            gone = asyncio.ensure_future(disconnected(receive))
             try:
-                async for seq, data in _until(stream.follow(after), gone):
+                async for seq, data in until(stream.follow(after), gone):
                     event_id = stream.event_id(seq) if resumable else None
                     if resumable and self.store.shared:  # stored before sent: none is lost
                         await self.store.flush()
@@ -583,138 +582,7 @@ class HttpApp:
         await session.connection.drain(0.0)
         for stream in session.streams.values():
             stream.close()
-        await _plain(send, 200, b"")
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _headers(scope: Scope) -> dict[str, str]:
-    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-
-
-def _accepts(accept: str) -> tuple[bool, bool]:
-    if not accept or "*/*" in accept:
-        return True, True
-    return "application/json" in accept, "text/event-stream" in accept
-
-
-def _is_modern(message: Any, headers: dict[str, str]) -> bool:
-    """A 2026-07-28 POST: its header or its ``_meta`` names a revision after the legacy ones
-    (an unknown one is then answered -32022, a missing ``_meta`` -32602). A stray
-    ``Mcp-Session-Id`` does not make it legacy (HT-37)."""
-    if not isinstance(message, dict) or message.get("method") == "initialize":
-        return False
-    if headers.get("mcp-protocol-version") in MODERN_REVISIONS:
-        return True
-    params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    if not isinstance(meta, dict) or META_PROTOCOL_VERSION not in meta:
-        return False
-    return meta[META_PROTOCOL_VERSION] not in LEGACY_REVISIONS
-
-
-def _check_mirrored_headers(
-    message: JSON, headers: dict[str, str], header_params: Callable[[str], dict[str, str]]
-) -> None:
-    """2026-07-28 headers must say what the body says (HT-29, HT-30, HT-34)."""
-    params = message.get("params")
-    if not isinstance(params, dict):
-        params = {}
-    version = (params.get("_meta") or {}).get(META_PROTOCOL_VERSION)
-    problems = []
-    if version is not None and headers.get("mcp-protocol-version") != version:
-        problems.append("MCP-Protocol-Version")  # (no version in the body: -32602 follows)
-    if headers.get("mcp-method") != message.get("method"):
-        problems.append("Mcp-Method")
-    if message.get("method") in NAMED_METHODS and headers.get("mcp-name") != params.get(
-        "name", params.get("uri")
-    ):
-        problems.append("Mcp-Name")
-    if message.get("method") == "tools/call" and isinstance(params.get("name"), str):
-        arguments = params.get("arguments")
-        if not isinstance(arguments, dict):
-            arguments = {}
-        for param, header in header_params(params["name"]).items():
-            sent = headers.get(f"mcp-param-{header.lower()}")
-            if not _same_value(sent, arguments.get(param)):
-                problems.append(f"Mcp-Param-{header}")
-    if problems:
-        error = RPCError(
-            jsonrpc.HEADER_MISMATCH,
-            f"Header mismatch: {', '.join(problems)} missing or not matching the body",
-        )
-        raise Rejection.rpc(400, error, jsonrpc.request_id(message))
-
-
-def _same_value(header: str | None, value: Any) -> bool:
-    """A mirrored header against its argument: absent for null/absent, else the same value
-    (base64 ``=?base64?...?=`` decoded, integers compared as numbers, booleans as true/false)."""
-    if value is None:
-        return header is None
-    if header is None:
-        return False
-    if header.startswith("=?base64?") and header.endswith("?="):
-        try:
-            header = base64.b64decode(header[9:-2]).decode()
-        except (ValueError, UnicodeDecodeError):
-            return False
-    if isinstance(value, bool):
-        return header == ("true" if value else "false")
-    if isinstance(value, int):
-        try:
-            return int(header) == value
-        except ValueError:
-            return False
-    return header == str(value)
-
-
-def _kind(message: Any) -> str:
-    if isinstance(message, list):
-        return "batch"
-    if isinstance(message, dict) and "method" in message and "id" in message:
-        return "request"
-    return "other"
-
-
-def _status_of(data: bytes) -> int:
-    if b'"error"' not in data[:64] and b'"error":' not in data:
-        return 200
-    error = orjson.loads(data).get("error")
-    if not isinstance(error, dict):
-        return 200
-    code = error.get("code")
-    if code == jsonrpc.METHOD_NOT_FOUND:
-        return 404
-    return 400 if code in _BAD_REQUEST_CODES else 200
-
-
-def _settle(future: asyncio.Future[bytes]) -> Callable[[bytes], None]:
-    def settle(data: bytes) -> None:
-        if not future.done():
-            future.set_result(data)
-
-    return settle
-
-
-async def _disconnected(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def _until(events: Any, gone: asyncio.Future[None]) -> Any:
-    """Events from ``events`` until the client goes away."""
-    iterator = events.__aiter__()
-    while True:
-        following = asyncio.ensure_future(iterator.__anext__())
-        await asyncio.wait({following, gone}, return_when=asyncio.FIRST_COMPLETED)
-        if not following.done():
-            following.cancel()
-            return
-        try:
-            yield following.result()
-        except StopAsyncIteration:
-            return
+        await plain(send, 200, b"")
 
 
 def _ignore(data: bytes) -> None:
@@ -726,22 +594,3 @@ def _log_failure(task: asyncio.Future[None]) -> None:
         logger.error(
             "Could not announce a tool-list change to other workers", exc_info=task.exception()
         )
-
-
-async def _plain(send: Send, status: int, body: bytes) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain")],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _json(send: Send, status: int, body: bytes, session_id: str | None) -> None:
-    headers = [(b"content-type", b"application/json")]
-    if session_id is not None:
-        headers.append((b"mcp-session-id", session_id.encode()))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})

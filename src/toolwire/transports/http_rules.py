@@ -1,0 +1,125 @@
+r"""What MCP says about an HTTP request: its era, its mirrored headers, its status codes.
+
+No I/O: header dicts and decoded messages in, answers (or ``Rejection``\s) out.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from .. import jsonrpc
+from ..errors import RPCError
+from ..protocol.revisions import LEGACY_REVISIONS, META_PROTOCOL_VERSION, MODERN_REVISIONS
+from .http_guard import Rejection
+
+JSON = dict[str, Any]
+
+NAMED_METHODS = {"tools/call", "resources/read", "prompts/get"}  # carry Mcp-Name (HT-29)
+BAD_REQUEST_CODES = {
+    jsonrpc.PARSE_ERROR,
+    jsonrpc.INVALID_REQUEST,
+    jsonrpc.INVALID_PARAMS,
+    jsonrpc.HEADER_MISMATCH,
+    jsonrpc.MISSING_CLIENT_CAPABILITY,
+    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
+}
+
+
+def accepts(accept: str) -> tuple[bool, bool]:
+    if not accept or "*/*" in accept:
+        return True, True
+    return "application/json" in accept, "text/event-stream" in accept
+
+
+def is_modern(message: Any, headers: dict[str, str]) -> bool:
+    """A 2026-07-28 POST: its header or its ``_meta`` names a revision after the legacy ones
+    (an unknown one is then answered -32022, a missing ``_meta`` -32602). A stray
+    ``Mcp-Session-Id`` does not make it legacy (HT-37)."""
+    if not isinstance(message, dict) or message.get("method") == "initialize":
+        return False
+    if headers.get("mcp-protocol-version") in MODERN_REVISIONS:
+        return True
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict) or META_PROTOCOL_VERSION not in meta:
+        return False
+    return meta[META_PROTOCOL_VERSION] not in LEGACY_REVISIONS
+
+
+def check_mirrored_headers(
+    message: JSON, headers: dict[str, str], header_params: Callable[[str], dict[str, str]]
+) -> None:
+    """2026-07-28 headers must say what the body says (HT-29, HT-30, HT-34)."""
+    params = message.get("params")
+    if not isinstance(params, dict):
+        params = {}
+    version = (params.get("_meta") or {}).get(META_PROTOCOL_VERSION)
+    problems = []
+    if version is not None and headers.get("mcp-protocol-version") != version:
+        problems.append("MCP-Protocol-Version")  # (no version in the body: -32602 follows)
+    if headers.get("mcp-method") != message.get("method"):
+        problems.append("Mcp-Method")
+    if message.get("method") in NAMED_METHODS and headers.get("mcp-name") != params.get(
+        "name", params.get("uri")
+    ):
+        problems.append("Mcp-Name")
+    if message.get("method") == "tools/call" and isinstance(params.get("name"), str):
+        arguments = params.get("arguments")
+        if not isinstance(arguments, dict):
+            arguments = {}
+        for param, header in header_params(params["name"]).items():
+            sent = headers.get(f"mcp-param-{header.lower()}")
+            if not _same_value(sent, arguments.get(param)):
+                problems.append(f"Mcp-Param-{header}")
+    if problems:
+        error = RPCError(
+            jsonrpc.HEADER_MISMATCH,
+            f"Header mismatch: {', '.join(problems)} missing or not matching the body",
+        )
+        raise Rejection.rpc(400, error, jsonrpc.request_id(message))
+
+
+def _same_value(header: str | None, value: Any) -> bool:
+    """A mirrored header against its argument: absent for null/absent, else the same value
+    (base64 ``=?base64?...?=`` decoded, integers compared as numbers, booleans as true/false)."""
+    if value is None:
+        return header is None
+    if header is None:
+        return False
+    if header.startswith("=?base64?") and header.endswith("?="):
+        try:
+            header = base64.b64decode(header[9:-2]).decode()
+        except (ValueError, UnicodeDecodeError):
+            return False
+    if isinstance(value, bool):
+        return header == ("true" if value else "false")
+    if isinstance(value, int):
+        try:
+            return int(header) == value
+        except ValueError:
+            return False
+    return header == str(value)
+
+
+def kind_of(message: Any) -> str:
+    if isinstance(message, list):
+        return "batch"
+    if isinstance(message, dict) and "method" in message and "id" in message:
+        return "request"
+    return "other"
+
+
+def status_of(data: bytes) -> int:
+    if b'"error"' not in data[:64] and b'"error":' not in data:
+        return 200
+    error = orjson.loads(data).get("error")
+    if not isinstance(error, dict):
+        return 200
+    code = error.get("code")
+    if code == jsonrpc.METHOD_NOT_FOUND:
+        return 404
+    return 400 if code in BAD_REQUEST_CODES else 200
