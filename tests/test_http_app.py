@@ -101,3 +101,31 @@ async def test_run_serves_http_on_loopback(tmp_path: Path) -> None:
     finally:
         process.terminate()
         await asyncio.wait_for(process.wait(), 10)
+
+
+async def test_idle_sessions_are_forgotten() -> None:
+    """A session nobody used for ``session_idle`` seconds is dropped when new ones are made:
+    its id then gets 404 and the client initializes again (HT-24)."""
+    from http_server import serve_http
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    ping = b'{"jsonrpc":"2.0","id":2,"method":"ping"}'
+    headers = {"content-type": "application/json", "accept": "application/json"}
+    with serve_http(calculator(), session_idle=0.0) as url:
+        async with httpx.AsyncClient(timeout=10) as client:
+            first = (await client.post(url, content=orjson.dumps(init), headers=headers)).headers
+            old = {**headers, "mcp-session-id": first["mcp-session-id"]}
+            assert (await client.post(url, content=ping, headers=old)).status_code == 200
+            second = (await client.post(url, content=orjson.dumps(init), headers=headers)).headers
+            new = {**headers, "mcp-session-id": second["mcp-session-id"]}
+            assert (await client.post(url, content=ping, headers=old)).status_code == 404
+            assert (await client.post(url, content=ping, headers=new)).status_code == 200

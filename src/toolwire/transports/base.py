@@ -17,6 +17,7 @@ class Connection(Protocol):
     def send(self, data: bytes) -> None: ...
 
     route: Callable[[str | int | None, bytes], None] | None
+    in_flight: dict[str | int, Any]  # requests still being answered
 
     def send_related(self, related: str | int | None, data: bytes) -> None: ...
 

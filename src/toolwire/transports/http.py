@@ -90,6 +90,7 @@ class _Session:
     def __init__(self, app: HttpApp, session_id: str) -> None:
         self.id = session_id
         self.version = "2025-03-26"
+        self.last_used = asyncio.get_running_loop().time()
         self.store = app.store
         self.replies: dict[str | int, _Reply] = {}
         self.streams: dict[str, Stream] = {}
@@ -153,7 +154,9 @@ class HttpApp:
     alone, the revision taken from ``MCP-Protocol-Version``); ``allowed_hosts`` /
     ``allowed_origins`` (default: loopback only, the DNS-rebinding defence for local
     servers; ``["*"]`` to accept any); ``max_body_bytes``; ``max_streams`` open at once;
-    ``retry_ms`` for SSE reconnects; ``body_timeout`` for slow uploads.
+    ``retry_ms`` for SSE reconnects; ``body_timeout`` for slow uploads; ``session_idle``
+    seconds after which a session nobody used is forgotten (a later request gets 404 and
+    the client initializes again, HT-24); ``store`` to share sessions between workers.
     """
 
     def __init__(
@@ -169,6 +172,7 @@ class HttpApp:
         max_streams: int = 1000,
         retry_ms: int = 1000,
         body_timeout: float = 30.0,
+        session_idle: float = 3600.0,
         store: SessionStore | None = None,
     ) -> None:
         self.server = server
@@ -181,6 +185,8 @@ class HttpApp:
         self.max_streams = max_streams
         self.retry_ms = retry_ms
         self.body_timeout = body_timeout
+        self.session_idle = session_idle
+        self._swept = 0.0
         self.sessions: dict[str, _Session] = {}
         self.open_streams = 0
 
@@ -381,6 +387,7 @@ class HttpApp:
             connection.close()
             await json_answer(send, 200, answer[0], None)
             return
+        self._forget_idle_sessions()
         session = _Session(self, secrets.token_urlsafe(24))
         answer = []
         session.connection.feed_message(message, answer.append)
@@ -417,7 +424,23 @@ class HttpApp:
                 session.restore(state)
         if session is None:
             raise Rejection.rpc(404, RPCError(jsonrpc.INVALID_REQUEST, "Session not found"))
+        session.last_used = asyncio.get_running_loop().time()
         return session
+
+    def _forget_idle_sessions(self) -> None:
+        """Drop sessions idle past ``session_idle`` (checked when sessions are created,
+        at most once a minute), so clients that never DELETE cannot pile them up."""
+        now = asyncio.get_running_loop().time()
+        if now - self._swept < min(60.0, self.session_idle):
+            return
+        self._swept = now
+        for session in list(self.sessions.values()):
+            busy = session.standalone_open or session.replies or session.connection.in_flight
+            if now - session.last_used > self.session_idle and not busy:
+                del self.sessions[session.id]
+                session.connection.close()
+                for stream in session.streams.values():
+                    stream.close()
 
     def _stateless_session(self, version: str) -> _Session:
         session = _Session(self, "stateless")
