@@ -1,0 +1,1 @@
+"""pytest helpers for testing toolwire servers (a pytest plugin, loaded automatically)."""
