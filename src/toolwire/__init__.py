@@ -26,7 +26,7 @@ from .server import Context, Server
 
 if TYPE_CHECKING:
     from . import types
-    from .client import Client
+    from .client import Client, Host
 
 __all__ = [
     "Audio",
@@ -34,6 +34,7 @@ __all__ = [
     "ClientError",
     "Context",
     "File",
+    "Host",
     "Image",
     "RPCError",
     "RegistrationError",
@@ -52,6 +53,10 @@ def __getattr__(name: str) -> Any:
         from .client import Client
 
         return Client
+    if name == "Host":
+        from .client import Host
+
+        return Host
     if name == "types":
         import importlib
 

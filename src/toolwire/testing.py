@@ -1,1 +1,276 @@
-"""pytest helpers for testing toolwire servers (a pytest plugin, loaded automatically)."""
+"""pytest helpers for testing MCP servers: a plugin that pytest loads by itself.
+
+Installing toolwire registers this module as a pytest plugin (entry point ``pytest11``), so
+its fixtures need no import. A test of a tool is three lines::
+
+    import pytest
+    from toolwire.testing import assert_tool_result
+
+    from myserver import mcp
+
+    @pytest.fixture
+    def mcp_server():
+        return mcp                      # a Server object (in memory) or a command (stdio)
+
+    async def test_add(mcp_client):
+        result = await mcp_client.call_tool("add", {"a": 2, "b": 3})
+        assert_tool_result(result, text="5", structured={"result": 5})
+
+Fixtures
+    ``mcp_client``
+        A connected :class:`~toolwire.Client`, closed after the test. Its server comes from the
+        nearest ``@pytest.mark.mcp_server(target)`` marker, else from a ``mcp_server`` fixture
+        you define. A target is a ``Server`` object (served in memory, in the test's own
+        process), or a command: a string such as ``"python server.py"``, an argument list, or
+        the path of a ``.py`` file (run with the current interpreter as a stdio subprocess).
+    ``mcp_protocol_version``
+        The revision the client asks for; ``None`` (the default) lets the client pick: 2026-07-28
+        when the server offers it (toolwire servers do), else the newest legacy revision.
+        Override it to run every test on several revisions::
+
+            @pytest.fixture(params=["2025-06-18", "2026-07-28"])
+            def mcp_protocol_version(request):
+                return request.param
+
+    ``mcp_client_options``
+        Extra keyword arguments for :class:`~toolwire.Client` (``env``, ``cwd``, ``tap``,
+        ``elicitation_handler``, ``timeout``, ...); ``{}`` by default.
+
+    Every step is bounded: connecting, each request and closing time out after
+    :data:`DEFAULT_TIMEOUT` seconds (or the ``timeout`` client option), so a server that hangs
+    fails the test instead of stalling the run.
+
+Outside fixtures
+    ``async with connect(target, protocol_version=None, **client_options) as client:`` gives
+    the same connected client, for scripts or tests that need several servers.
+
+Assertions (each failure message says what came back)
+    * ``assert_tool_result(result, *, text=None, structured=None, is_error=False)`` checks
+      ``is_error`` first (a failed tool shows its error text), then the text and the structured
+      content when given (``None`` means "not checked").
+    * ``assert_tool_error(result, contains)``: the call failed and its text contains ``contains``.
+    * ``assert_tool_names(tools, expected)``: the tools (from ``list_tools()``, or names) are
+      exactly ``expected``, in any order; the message lists what is missing and unexpected.
+
+Async fixtures run under pytest-asyncio (``asyncio_mode = "auto"``, or mark the tests with
+``@pytest.mark.asyncio`` in strict mode).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pprint
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
+
+import pytest
+
+from .client import CallResult, Client
+
+if TYPE_CHECKING:
+    from .server import Server
+
+Target: TypeAlias = "Server | str | os.PathLike[str] | Sequence[str]"
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "assert_tool_error",
+    "assert_tool_names",
+    "assert_tool_result",
+    "connect",
+]
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds allowed to connect, for each request, and to close."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _async_fixture(function: _F) -> _F:
+    """An async fixture that works in pytest-asyncio's strict mode too."""
+    try:
+        import pytest_asyncio
+    except ImportError:  # pragma: no cover - without pytest-asyncio
+        return cast(_F, pytest.fixture(function))
+    return cast(_F, pytest_asyncio.fixture(function))
+
+
+# ---------------------------------------------------------------- connecting
+
+
+def _client_target(target: Target) -> Any:
+    """A ``Client`` target: a path becomes a command (``.py`` files run on this interpreter)."""
+    if isinstance(target, os.PathLike):
+        path = os.fspath(target)
+        return [sys.executable, path] if path.endswith(".py") else [path]
+    if isinstance(target, str) or hasattr(target, "connect"):
+        return target
+    if isinstance(target, Sequence):
+        return [os.fspath(part) for part in target]
+    raise TypeError(
+        f"An MCP server target is a Server object, a command or a path, not {type(target).__name__}"
+    )
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    server_or_command: Target, protocol_version: str | None = None, **client_options: Any
+) -> AsyncIterator[Client]:
+    """A connected :class:`~toolwire.Client`, closed on exit; every step is bounded.
+
+    ``server_or_command`` is a ``Server`` (in memory) or a command, argument list or ``.py``
+    path (stdio subprocess). ``client_options`` go to ``Client``; ``timeout`` (default
+    :data:`DEFAULT_TIMEOUT`) also bounds connecting and closing.
+    """
+    timeout = float(client_options.pop("timeout", DEFAULT_TIMEOUT))
+    client = Client(
+        _client_target(server_or_command),
+        protocol_version=protocol_version,
+        timeout=timeout,
+        **client_options,
+    )
+    try:
+        await asyncio.wait_for(client.connect(), timeout)
+    except asyncio.TimeoutError:
+        raise TimeoutError(
+            f"Connecting to the MCP server {server_or_command!r} took more than {timeout:g} s"
+        ) from None
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(asyncio.TimeoutError):  # the transport kills what hangs
+            await asyncio.wait_for(client.close(), timeout)
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "mcp_server(target): the MCP server of the mcp_client fixture "
+        "(a Server object, a command or a .py path)",
+    )
+
+
+@pytest.fixture
+def mcp_protocol_version() -> str | None:
+    """The revision ``mcp_client`` asks for; ``None`` lets the client pick."""
+    return None
+
+
+@pytest.fixture
+def mcp_client_options() -> dict[str, Any]:
+    """Extra keyword arguments for the ``Client`` of ``mcp_client``."""
+    return {}
+
+
+@_async_fixture
+async def mcp_client(
+    request: pytest.FixtureRequest,
+    mcp_protocol_version: str | None,
+    mcp_client_options: dict[str, Any],
+) -> AsyncIterator[Client]:
+    """A client connected to the ``mcp_server`` marker's or fixture's server."""
+    marker = request.node.get_closest_marker("mcp_server")
+    if marker is not None:
+        if len(marker.args) != 1 or marker.kwargs:
+            pytest.fail("use @pytest.mark.mcp_server(target) with one target", pytrace=False)
+        target = marker.args[0]
+    else:
+        try:
+            target = request.getfixturevalue("mcp_server")
+        except pytest.FixtureLookupError:
+            pytest.fail(
+                "mcp_client needs a server: define a `mcp_server` fixture returning a Server "
+                "object or a command, or mark the test with @pytest.mark.mcp_server(target)",
+                pytrace=False,
+            )
+    async with connect(target, mcp_protocol_version, **mcp_client_options) as client:
+        yield client
+
+
+# ---------------------------------------------------------------- assertions
+
+
+def _show(value: Any) -> str:
+    shown = pprint.pformat(value, width=88, sort_dicts=False)
+    return shown if "\n" not in shown else "\n    " + shown.replace("\n", "\n    ")
+
+
+def _describe(result: CallResult) -> str:
+    parts = [f"text: {result.text!r}"]
+    if result.structured is not None:
+        parts.append(f"structured: {_show(result.structured)}")
+    return "\n  ".join(parts)
+
+
+def assert_tool_result(
+    result: CallResult,
+    *,
+    text: str | None = None,
+    structured: Any = None,
+    is_error: bool = False,
+) -> None:
+    """Check a ``call_tool`` result; ``text``/``structured`` are only checked when given."""
+    __tracebackhide__ = True
+    if result.is_error != is_error:
+        if result.is_error:
+            raise AssertionError(f"The tool call failed (isError):\n  {_describe(result)}")
+        raise AssertionError(
+            f"The tool call was expected to fail, but it succeeded:\n  {_describe(result)}"
+        )
+    if text is not None and result.text != text:
+        raise AssertionError(
+            f"Unexpected tool result text:\n  expected: {text!r}\n  got:      {result.text!r}"
+        )
+    if structured is not None and result.structured != structured:
+        message = (
+            "Unexpected structured content:\n"
+            f"  expected: {_show(structured)}\n  got:      {_show(result.structured)}"
+        )
+        if isinstance(structured, Mapping) and isinstance(result.structured, Mapping):
+            differing = [
+                key
+                for key in {**structured, **result.structured}
+                if structured.get(key, ...) != result.structured.get(key, ...)
+            ]
+            message += f"\n  differing keys: {', '.join(map(repr, differing))}"
+        raise AssertionError(message)
+
+
+def assert_tool_error(result: CallResult, contains: str) -> None:
+    """Check that a ``call_tool`` result is an error whose text contains ``contains``."""
+    __tracebackhide__ = True
+    if not result.is_error:
+        raise AssertionError(
+            f"The tool call was expected to fail with {contains!r}, but it succeeded:\n"
+            f"  {_describe(result)}"
+        )
+    if contains not in result.text:
+        raise AssertionError(
+            f"The tool error does not contain {contains!r}:\n  error text: {result.text!r}"
+        )
+
+
+def assert_tool_names(tools: Iterable[Mapping[str, Any] | str], expected: Iterable[str]) -> None:
+    """Check that exactly the ``expected`` tools are listed (order ignored, no duplicates)."""
+    __tracebackhide__ = True
+    names = [tool if isinstance(tool, str) else str(tool.get("name")) for tool in tools]
+    wanted = list(expected)
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    missing = [name for name in wanted if name not in names]
+    unexpected = [name for name in names if name not in wanted]
+    if missing or unexpected or duplicates:
+        lines = ["The server's tools are not the expected ones:"]
+        if missing:
+            lines.append(f"  missing:    {', '.join(missing)}")
+        if unexpected:
+            lines.append(f"  unexpected: {', '.join(unexpected)}")
+        if duplicates:
+            lines.append(f"  listed more than once: {', '.join(duplicates)}")
+        lines.append(f"  listed:     {', '.join(names) or '(none)'}")
+        raise AssertionError("\n".join(lines))

@@ -1,4 +1,5 @@
-"""A client for any MCP server: a command (stdio subprocess) or a server object (in memory).
+"""A client for any MCP server: a command (stdio subprocess), a URL (Streamable HTTP) or a
+server object (in memory).
 
 ::
 
@@ -9,6 +10,11 @@
 
 The client picks the revision itself: 2026-07-28 when the server answers
 ``server/discover``, else the newest legacy revision the server accepts at ``initialize``.
+
+``call_tool`` checks ``structuredContent`` against the tool's ``outputSchema`` (a mismatch
+raises :class:`ClientError`); ``list_tools`` is cached for the ``ttlMs`` the server gives
+(2026-07-28) and until ``notifications/tools/list_changed``. :class:`SyncClient` offers the
+same calls without ``async``.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ import itertools
 import logging
 import shlex
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import __version__, jsonrpc
 from ..errors import ClientError, RPCError, ServerError
@@ -47,6 +54,7 @@ ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | 
 Handler = Callable[[JSON], Any]  # answers a server's question: params -> result (may be async)
 
 MAX_INPUT_ROUNDS = 10
+T = TypeVar("T")
 
 
 @dataclass
@@ -65,7 +73,12 @@ class CallResult:
 
 
 class Client:
-    """``async with Client(target) as c``: target is a command or a server object."""
+    """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
+    server object.
+
+    ``headers`` go on every HTTP request (authorization, say); ``cache_tools=True`` keeps the
+    tool list between :meth:`list_tools` calls (see there).
+    """
 
     def __init__(
         self,
@@ -83,6 +96,8 @@ class Client:
         sampling_handler: Handler | None = None,
         log_handler: Callable[[JSON], Any] | None = None,
         log_level: str | None = None,
+        headers: dict[str, str] | None = None,
+        cache_tools: bool = False,
     ) -> None:
         if protocol_version is not None and protocol_version not in REVISIONS:
             raise ValueError(
@@ -117,6 +132,15 @@ class Client:
         self._reader: asyncio.Task[None] | None = None
         self.notifications: list[JSON] = []
         self._tap = tap  # sees every message: tap("send" | "receive", data)
+        self._http_headers = dict(headers or {})
+        # list_tools cache: the tools, and the loop time they expire (None: until changed)
+        self.cache_tools = cache_tools
+        self._tools: list[JSON] | None = None
+        self._tools_expiry: float | None = None
+        self._tools_generation = 0  # bumped by notifications/tools/list_changed
+        self._output_schemas: dict[str, JSON] = {}
+        self._known_tools: set[Any] | None = None  # names in the last tools/list
+        self._validators: dict[str, tuple[JSON, Callable[[Any], Any]]] = {}
 
     # ------------------------------------------------------------ connection
 
@@ -145,7 +169,11 @@ class Client:
             await memory.open()
             return memory
         if isinstance(target, str) and target.startswith(("http://", "https://")):
-            raise ClientError("HTTP targets are not supported by this version of the client")
+            from ..transports.http_client import HttpClientTransport
+
+            http = HttpClientTransport(target, headers=self._http_headers, timeout=self.timeout)
+            await http.open()
+            return http
         command = shlex.split(target) if isinstance(target, str) else list(target)
         if command and command[0].endswith(".py"):
             command = [sys.executable, *command]
@@ -268,7 +296,9 @@ class Client:
 
     async def _notification(self, message: JSON) -> None:
         self.notifications.append(message)
-        if message["method"] == "notifications/subscriptions/acknowledged":
+        if message["method"] == "notifications/tools/list_changed":
+            self.invalidate_tools()
+        elif message["method"] == "notifications/subscriptions/acknowledged":
             sid = ((message.get("params") or {}).get("_meta") or {}).get(META_SUBSCRIPTION_ID)
             waiting = self._acknowledgements.pop(sid, None) if sid is not None else None
             if waiting is not None and not waiting.done():
@@ -379,19 +409,119 @@ class Client:
 
     # ------------------------------------------------------------ tools
 
-    async def list_tools(self) -> list[JSON]:
-        """Every tool the server offers, following ``nextCursor`` through all pages."""
+    def invalidate_tools(self) -> None:
+        """Forget the cached tool list: the next :meth:`list_tools` asks the server."""
+        self._tools = None
+        self._tools_expiry = None
+        self._tools_generation += 1
+
+    def _tools_fresh(self) -> bool:
+        if self._tools is None:
+            return False
+        if self._tools_expiry is None:
+            return True
+        return asyncio.get_running_loop().time() < self._tools_expiry
+
+    async def list_tools(self, *, refresh: bool = False) -> list[JSON]:
+        """Every tool the server offers, following ``nextCursor`` through all pages.
+
+        With ``Client(cache_tools=True)`` the list is cached: for the ``ttlMs`` a 2026-07-28
+        server gives, and on a legacy server announcing ``tools.listChanged`` until it says
+        the list changed; ``notifications/tools/list_changed`` (on a legacy session or a
+        2026-07-28 listen stream) always clears it. A server that promises neither is asked
+        every time. ``refresh=True`` always asks.
+        """
+        if not refresh and self._tools_fresh():
+            assert self._tools is not None
+            return list(self._tools)
+        generation = self._tools_generation
         tools: list[JSON] = []
+        ttl: float | None = None
         cursor: str | None = None
         for _ in range(10_000):
             result = await self.request(
                 "tools/list", {"cursor": cursor} if cursor is not None else None
             )
             tools.extend(result.get("tools", []))
+            if isinstance(result.get("ttlMs"), (int, float)):
+                page_ttl = float(result["ttlMs"])
+                ttl = page_ttl if ttl is None else min(ttl, page_ttl)
             cursor = result.get("nextCursor")
             if cursor is None:
-                return tools
-        raise ClientError("tools/list did not end after 10,000 pages")
+                break
+        else:
+            raise ClientError("tools/list did not end after 10,000 pages")
+        self._learn_tools(tools)
+        if generation == self._tools_generation:  # no change announced meanwhile
+            self._cache_tools(tools, ttl)
+        return tools
+
+    def _cache_tools(self, tools: list[JSON], ttl: float | None) -> None:
+        if not self.cache_tools:
+            return
+        announces = bool((self.server_capabilities.get("tools") or {}).get("listChanged"))
+        if self.modern and ttl is not None and ttl > 0:
+            self._tools = list(tools)
+            self._tools_expiry = asyncio.get_running_loop().time() + ttl / 1000
+        elif not self.modern and announces:
+            self._tools = list(tools)
+            self._tools_expiry = None
+        else:
+            self._tools = None
+
+    def _learn_tools(self, tools: list[JSON]) -> None:
+        self._output_schemas = {
+            tool["name"]: tool["outputSchema"]
+            for tool in tools
+            if isinstance(tool, dict)
+            and isinstance(tool.get("name"), str)
+            and isinstance(tool.get("outputSchema"), dict)
+        }
+        self._known_tools = {t.get("name") for t in tools if isinstance(t, dict)}
+
+    async def _output_schema(self, name: str) -> JSON | None:
+        if self._known_tools is None or name not in self._known_tools:
+            await self.list_tools()
+        return self._output_schemas.get(name)
+
+    def _validator(self, name: str, schema: JSON) -> Callable[[Any], Any]:
+        cached = self._validators.get(name)
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        import fastjsonschema
+
+        try:
+            check = fastjsonschema.compile(schema)
+        except Exception as exc:  # a schema the validator cannot read: say so, do not guess
+            raise ClientError(f"The outputSchema of tool {name!r} cannot be used: {exc}") from exc
+        self._validators[name] = (schema, check)
+        return check
+
+    async def _check_structured(self, name: str, result: JSON) -> None:
+        """TL-23: structured results must match the tool's declared outputSchema."""
+        if result.get("isError"):
+            return
+        structured = result.get("structuredContent")
+        if structured is not None:  # fetch the tool list first if this tool is unknown
+            schema = await self._output_schema(name)
+        else:  # checked against what the last tools/list said, without asking again
+            schema = self._output_schemas.get(name)
+        if schema is None:
+            return
+        if structured is None:
+            raise ClientError(
+                f"Tool {name!r} declares an outputSchema but returned no structuredContent"
+            )
+        check = self._validator(name, schema)
+        import fastjsonschema
+
+        try:
+            check(structured)
+        except fastjsonschema.JsonSchemaException as exc:
+            raise ClientError(
+                f"Tool {name!r} returned structuredContent that does not match its "
+                f"outputSchema: {exc}"
+            ) from exc
 
     async def call_tool(
         self,
@@ -412,6 +542,7 @@ class Client:
         finally:
             if token is not None:
                 self._progress.pop(token, None)
+        await self._check_structured(name, result)
         return CallResult(
             content=result.get("content", []),
             structured=result.get("structuredContent"),
@@ -435,3 +566,101 @@ class Client:
         await self._send(jsonrpc.request_bytes(mid, "subscriptions/listen", params))
         await asyncio.wait_for(acknowledged, self.timeout)
         return mid
+
+
+class SyncClient:
+    """:class:`Client` without ``async``: an event loop runs on a background thread.
+
+    ::
+
+        with SyncClient("python calculator.py") as client:
+            print(client.call_tool("add", {"a": 1, "b": 2}).text)
+    """
+
+    def __init__(self, target: Any, **options: Any) -> None:
+        self._target = target
+        self._options = options
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._client: Client | None = None
+
+    def __enter__(self) -> SyncClient:
+        self.connect()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def client(self) -> Client:
+        """The asynchronous client underneath (use it only through :meth:`run`)."""
+        if self._client is None:
+            raise ClientError("The client is not connected")
+        return self._client
+
+    def run(self, work: Awaitable[T], timeout: float | None = None) -> T:
+        """Run a coroutine on the client's loop and wait for its result."""
+        if self._loop is None:
+            raise ClientError("The client is not connected")
+
+        async def wrapped() -> T:
+            return await work
+
+        future = asyncio.run_coroutine_threadsafe(wrapped(), self._loop)
+        return future.result(timeout)
+
+    def connect(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        self._thread = threading.Thread(
+            target=loop.run_forever, name="toolwire-sync-client", daemon=True
+        )
+        self._thread.start()
+
+        async def start() -> Client:
+            client = Client(self._target, **self._options)
+            await client.connect()
+            return client
+
+        try:
+            self._client = self.run(start())
+        except BaseException:
+            self._stop()
+            raise
+
+    def close(self) -> None:
+        if self._client is not None and self._loop is not None:
+            try:
+                self.run(self._client.close())
+            finally:
+                self._client = None
+        self._stop()
+
+    def _stop(self) -> None:
+        loop, thread = self._loop, self._thread
+        self._loop = self._thread = None
+        if loop is not None:
+            loop.call_soon_threadsafe(loop.stop)
+            if thread is not None:
+                thread.join(10)
+            loop.close()
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.client.protocol_version
+
+    def list_tools(self, *, refresh: bool = False) -> list[JSON]:
+        return self.run(self.client.list_tools(refresh=refresh))
+
+    def call_tool(
+        self, name: str, arguments: JSON | None = None, *, timeout: float | None = None
+    ) -> CallResult:
+        return self.run(self.client.call_tool(name, arguments, timeout=timeout))
+
+    def request(
+        self, method: str, params: JSON | None = None, *, timeout: float | None = None
+    ) -> JSON:
+        return self.run(self.client.request(method, params, timeout=timeout))
+
+    def ping(self) -> None:
+        self.run(self.client.ping())

@@ -1,0 +1,332 @@
+"""A host: many MCP servers behind one tool list, ready for an LLM API.
+
+::
+
+    async with Host(
+        {"calc": "python calculator.py", "notes": [sys.executable, "notes.py"]},
+        trusted={"calc"},
+        confirm=ask_the_user,
+    ) as host:
+        tools = host.anthropic_tools()          # or host.openai_tools()
+        result = await host.call_tool("add", {"a": 1, "b": 2})
+        block = to_anthropic_content(result, tool_use_id)
+
+Each server is a :class:`~toolwire.client.Client` target (a command, a server object) or a
+``Client`` not yet connected; all connect concurrently.
+
+Tool names shown to the model fit the strictest LLM APIs, ``^[A-Za-z0-9_-]{1,64}$``:
+
+* other characters become ``_``;
+* a name offered by more than one server becomes ``{server}_{tool}``;
+* a name still shared, or longer than 64 characters, is cut and ends with ``_`` and 8 hex
+  digits of a hash of (server, tool).
+
+Names depend only on the set of (server, tool) pairs, never on connection order, and
+:meth:`Host.resolve` maps each back. Every call goes through an
+:class:`~toolwire.client.approval.ApprovalPolicy`; a denied call returns an ``isError``
+result and never reaches the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ClientError
+from .approval import ApprovalPolicy, Confirm
+from .client import CallResult, Client
+
+JSON = dict[str, Any]
+
+MAX_NAME = 64
+HASH_LENGTH = 8
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_INVALID = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class UnknownToolError(ClientError, KeyError):
+    """No server of the host offers a tool by this name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(frozen=True)
+class HostTool:
+    """One tool as the model sees it: ``name``, and where it comes from."""
+
+    name: str
+    server: str
+    tool: str
+    definition: JSON
+
+    @property
+    def description(self) -> str:
+        description = self.definition.get("description")
+        if isinstance(description, str) and description:
+            return description
+        title = self.definition.get("title") or (self.definition.get("annotations") or {}).get(
+            "title"
+        )
+        return str(title) if title else ""
+
+    @property
+    def input_schema(self) -> JSON:
+        schema = self.definition.get("inputSchema")
+        if not isinstance(schema, dict):
+            return {"type": "object", "properties": {}}
+        return dict(schema)
+
+
+def _sanitize(name: str) -> str:
+    return _INVALID.sub("_", name) or "_"
+
+
+def _hashed(base: str, server: str, tool: str, length: int = HASH_LENGTH) -> str:
+    digest = hashlib.sha256(f"{server}\x00{tool}".encode()).hexdigest()[:length]
+    return f"{base[: MAX_NAME - length - 1]}_{digest}"
+
+
+def assign_names(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Model-facing names for (server, tool) pairs: valid, unique and deterministic."""
+    keys = sorted(set(pairs))
+    plain = {key: _sanitize(key[1]) for key in keys}
+    shared = Counter(plain.values())
+    names = {
+        key: plain[key] if shared[plain[key]] == 1 else f"{_sanitize(key[0])}_{plain[key]}"
+        for key in keys
+    }
+    taken = Counter(names.values())
+    for key in keys:
+        name = names[key]
+        if taken[name] > 1 or len(name) > MAX_NAME:
+            names[key] = _hashed(name, *key)
+    length = HASH_LENGTH
+    while True:  # a hash that lands on another name (next to impossible): lengthen them
+        taken = Counter(names.values())
+        clashes = [key for key in keys if taken[names[key]] > 1]
+        if not clashes:
+            return names
+        length += 8
+        for key in clashes:
+            names[key] = _hashed(_sanitize(f"{key[0]}_{key[1]}"), *key, length=length)
+
+
+class Host:
+    """``async with Host({"name": target, ...}) as host``: every server's tools in one list."""
+
+    def __init__(
+        self,
+        servers: Mapping[str, Any],
+        *,
+        trusted: Iterable[str] = (),
+        confirm: Confirm | None = None,
+        policy: ApprovalPolicy | None = None,
+        **client_options: Any,
+    ) -> None:
+        for server in servers:
+            if not isinstance(server, str) or not server:
+                raise ValueError(f"A server's name must be a non-empty string, not {server!r}")
+        self.clients: dict[str, Client] = {
+            server: target if isinstance(target, Client) else Client(target, **client_options)
+            for server, target in servers.items()
+        }
+        unknown = set(trusted) - set(self.clients)
+        if unknown:
+            raise ValueError(f"Trusted servers that the host does not have: {sorted(unknown)}")
+        self.policy = policy if policy is not None else ApprovalPolicy(trusted, confirm)
+        self._tools: list[HostTool] | None = None
+        self._by_name: dict[str, HostTool] = {}
+        self._connected: list[Client] = []
+
+    # ------------------------------------------------------------ connection
+
+    async def __aenter__(self) -> Host:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Connect every server concurrently; if one fails, close the others and raise."""
+        names = list(self.clients)
+        outcomes = await asyncio.gather(
+            *(self.clients[name].connect() for name in names), return_exceptions=True
+        )
+        failures: list[tuple[str, BaseException]] = []
+        for name, outcome in zip(names, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                failures.append((name, outcome))
+            else:
+                self._connected.append(self.clients[name])
+        if failures:
+            await self.close()
+            name, error = failures[0]
+            if not isinstance(error, Exception):
+                raise error
+            raise ClientError(f"Could not connect to server {name!r}: {error}") from error
+
+    async def close(self) -> None:
+        connected, self._connected = self._connected, []
+        await asyncio.gather(*(client.close() for client in connected), return_exceptions=True)
+
+    # ------------------------------------------------------------ tools
+
+    async def list_tools(self, *, refresh: bool = False) -> list[HostTool]:
+        """Every server's tools, merged; fetched once, again with ``refresh=True``."""
+        if self._tools is None or refresh:
+            names = list(self.clients)
+            listings = await asyncio.gather(*(self.clients[n].list_tools() for n in names))
+            definitions = {
+                (server, str(tool["name"])): tool
+                for server, tools in zip(names, listings, strict=True)
+                for tool in tools
+            }
+            assigned = assign_names(definitions)
+            self._tools = [
+                HostTool(assigned[key], key[0], key[1], definition)
+                for key, definition in definitions.items()
+            ]
+            self._by_name = {tool.name: tool for tool in self._tools}
+        return list(self._tools)
+
+    @property
+    def tools(self) -> list[HostTool]:
+        """The merged tools of the last :meth:`list_tools`."""
+        if self._tools is None:
+            raise ClientError("Call `await host.list_tools()` first")
+        return list(self._tools)
+
+    def resolve(self, name: str) -> tuple[str, str]:
+        """(server, original tool name) for a name shown to the model."""
+        tool = self._lookup(name)
+        return tool.server, tool.tool
+
+    def _lookup(self, name: str) -> HostTool:
+        if self._tools is None:
+            raise ClientError("Call `await host.list_tools()` first")
+        try:
+            return self._by_name[name]
+        except KeyError:
+            known = ", ".join(sorted(self._by_name)) or "none"
+            raise UnknownToolError(f"Unknown tool {name!r}; the host's tools: {known}") from None
+
+    async def call_tool(
+        self, name: str, arguments: JSON | None = None, **options: Any
+    ) -> CallResult:
+        """Call a tool by the name shown to the model, after the approval policy allows it."""
+        if self._tools is None:
+            await self.list_tools()
+        tool = self._lookup(name)
+        arguments = dict(arguments or {})
+        decision = await self.policy.decide(tool.server, tool.definition, arguments)
+        if not decision.allowed:
+            return denied(tool, decision.reason)
+        return await self.clients[tool.server].call_tool(tool.tool, arguments, **options)
+
+    # ------------------------------------------------------------ exports
+
+    def openai_tools(self) -> list[JSON]:
+        """The tools in the OpenAI Chat Completions ``tools`` format."""
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.input_schema,
+                },
+            }
+            for tool in self.tools
+        ]
+
+    def anthropic_tools(self) -> list[JSON]:
+        """The tools in the Anthropic Messages ``tools`` format."""
+        return [
+            {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+            for tool in self.tools
+        ]
+
+
+def denied(tool: HostTool, reason: str) -> CallResult:
+    """The ``isError`` result of a call the approval policy refused."""
+    if reason.endswith("denied by the user"):
+        message = f"The call to {tool.name!r} was denied by the user."
+    else:
+        message = f"The call to {tool.name!r} was denied by the user's approval policy ({reason})."
+    content = [{"type": "text", "text": message}]
+    return CallResult(content=content, is_error=True, raw={"content": content, "isError": True})
+
+
+# ------------------------------------------------------------ results for LLM APIs
+
+
+def _describe(block: JSON) -> str:
+    """Text standing in for a block an API cannot carry."""
+    kind = block.get("type")
+    if kind == "resource_link":
+        label = block.get("title") or block.get("name") or block.get("uri")
+        return f"[resource: {label} <{block.get('uri')}>]"
+    if kind == "resource":
+        resource = block.get("resource") or {}
+        if isinstance(resource.get("text"), str):
+            return str(resource["text"])
+        return f"[resource: {resource.get('uri')} ({resource.get('mimeType', 'binary')})]"
+    if kind in ("image", "audio"):
+        return f"[{kind}: {block.get('mimeType', 'unknown type')}]"
+    return json.dumps(block, ensure_ascii=False)
+
+
+def _text_of(result: CallResult) -> str:
+    parts = [
+        block["text"] if block.get("type") == "text" else _describe(block)
+        for block in result.content
+    ]
+    if not parts and result.structured is not None:
+        parts.append(json.dumps(result.structured, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def to_openai_content(result: CallResult, tool_call_id: str | None = None) -> JSON:
+    """A Chat Completions tool message: ``{"role": "tool", "tool_call_id", "content": text}``.
+
+    Tool messages carry text only: images and other blocks become short descriptions.
+    ``tool_call_id`` is included when given.
+    """
+    message: JSON = {"role": "tool"}
+    if tool_call_id is not None:
+        message["tool_call_id"] = tool_call_id
+    message["content"] = _text_of(result)
+    return message
+
+
+_ANTHROPIC_IMAGES = {"image/jpeg", "image/png", "image/gif", "image/webp"}
+
+
+def to_anthropic_content(result: CallResult, tool_use_id: str) -> JSON:
+    """A Messages ``tool_result`` block: text and image blocks, and ``is_error``."""
+    blocks: list[JSON] = []
+    for block in result.content:
+        kind = block.get("type")
+        if kind == "text":
+            blocks.append({"type": "text", "text": block["text"]})
+        elif kind == "image" and block.get("mimeType") in _ANTHROPIC_IMAGES:
+            source = {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}
+            blocks.append({"type": "image", "source": source})
+        else:
+            blocks.append({"type": "text", "text": _describe(block)})
+    if not blocks and result.structured is not None:
+        blocks.append({"type": "text", "text": json.dumps(result.structured, ensure_ascii=False)})
+    return {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": blocks,
+        "is_error": result.is_error,
+    }

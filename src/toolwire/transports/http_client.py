@@ -1,0 +1,360 @@
+"""The client end of Streamable HTTP: one POST per message, answers as JSON or SSE.
+
+The transport keeps the client's send/receive/close contract: the client hands it encoded
+messages and reads every message the server sends back (answers, notifications, server
+requests) from :meth:`HttpClientTransport.receive`. What HTTP needs on top of the message
+is worked out here, by reading the outgoing message:
+
+* legacy revisions: the ``Mcp-Session-Id`` given at ``initialize`` and the negotiated
+  ``MCP-Protocol-Version`` go on every later request; a GET stream carries what the server
+  sends outside a request (``notifications/tools/list_changed``); a 404 for an expired
+  session is answered by initializing again, once, and sending the message again;
+* 2026-07-28: ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` mirror the body;
+  a ``notifications/cancelled`` is not posted — the request's response stream is closed,
+  which is how a stateless server learns of it.
+
+``httpx`` is imported when the transport is opened: ``pip install 'toolwire[http]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import functools
+import logging
+from typing import Any
+
+import orjson
+
+from .. import jsonrpc
+from ..errors import ClientError, RPCError
+from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
+from .base import QueueReceiver
+
+logger = logging.getLogger("toolwire.client")
+
+JSON = dict[str, Any]
+
+NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
+ACCEPT = "application/json, text/event-stream"
+
+
+def _httpx() -> Any:
+    try:
+        import httpx
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ClientError("HTTP targets need httpx: pip install 'toolwire[http]'") from None
+    return httpx
+
+
+class _SessionExpired(Exception):
+    """The server answered 404 for our session id."""
+
+
+class HttpClientTransport(QueueReceiver):
+    """Speaks Streamable HTTP to ``url``; ``headers`` are added to every request."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.extra_headers = dict(headers or {})
+        self.timeout = timeout
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None  # the legacy revision negotiated
+        self._http: Any = None
+        self._initialize: JSON | None = None  # replayed when the session expires
+        self._initialize_id: Any = None
+        self._requests: dict[Any, asyncio.Task[None]] = {}  # request id -> its POST
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._listener: asyncio.Task[None] | None = None
+        self._reinit = asyncio.Lock()
+        self._listings: set[Any] = set()  # ids of tools/list requests in flight
+        self._header_params: dict[str, dict[str, str]] = {}  # tool -> {param: header}
+
+    async def open(self) -> None:
+        httpx = _httpx()
+        self._http = httpx.AsyncClient(
+            timeout=httpx.Timeout(self.timeout, read=None), follow_redirects=False
+        )
+
+    # ------------------------------------------------------------ contract
+
+    async def send(self, data: bytes) -> None:
+        if self._http is None:
+            raise ClientError("The HTTP transport is not open")
+        try:
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            message = None
+        if not isinstance(message, dict):  # a batch or something odd: post it as it is
+            self._spawn(self._post(data, None, None))
+            return
+        method = message.get("method")
+        if method == "notifications/cancelled":
+            await self._cancel(message, data)
+            return
+        if method is not None and "id" in message:  # a request: answered on its own task
+            mid = message["id"]
+            if method == "initialize":
+                self._initialize, self._initialize_id = message, mid
+            elif method == "tools/list":
+                self._listings.add(mid)
+            task = self._spawn(self._post(data, message, mid))
+            self._requests[mid] = task
+            task.add_done_callback(functools.partial(self._forget, mid))
+            return
+        # a notification or our answer to a server request: 202 expected
+        await self._post(data, message, None)
+        if method == "notifications/initialized" and self.session_id is not None:
+            self._listen()
+
+    async def close(self) -> None:
+        tasks = [*self._tasks, *([self._listener] if self._listener else [])]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        if self._http is not None:
+            if self.session_id is not None:  # end the session politely (HT-23)
+                with contextlib.suppress(Exception):
+                    await self._http.delete(self.url, headers=self._headers(None))
+            await self._http.aclose()
+            self._http = None
+        self.end()
+
+    # ------------------------------------------------------------ posting
+
+    def _spawn(self, work: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _forget(self, mid: Any, task: asyncio.Task[None]) -> None:
+        if self._requests.get(mid) is task:
+            del self._requests[mid]
+
+    @staticmethod
+    def _version_of(message: JSON | None) -> str | None:
+        params = message.get("params") if message else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+        return version if isinstance(version, str) else None
+
+    def _headers(self, message: JSON | None) -> dict[str, str]:
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json", **self.extra_headers}
+        modern = self._version_of(message)
+        if modern is not None and modern in MODERN_REVISIONS:
+            headers["MCP-Protocol-Version"] = modern
+            assert message is not None
+            method = message.get("method")
+            if isinstance(method, str):
+                headers["Mcp-Method"] = method
+                key = NAMED_METHODS.get(method)
+                params = message.get("params") or {}
+                if key is not None and isinstance(params.get(key), str):
+                    headers["Mcp-Name"] = params[key]
+                if method == "tools/call":
+                    headers.update(self._mirrored(params))
+            return headers
+        if self.session_id is not None:
+            headers["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        return headers
+
+    async def _post(self, data: bytes, message: JSON | None, mid: Any) -> None:
+        try:
+            try:
+                await self._exchange(data, message, mid)
+            except _SessionExpired:
+                await self._renew()
+                await self._exchange(data, message, mid, retry=False)
+        except asyncio.CancelledError:
+            raise
+        except _SessionExpired:
+            self._fail(mid, "The server forgot the session again after a new initialize")
+        except Exception as exc:  # the connection failed: the request must not hang
+            logger.debug("HTTP request failed", exc_info=True)
+            self._fail(mid, f"HTTP request failed: {exc}")
+
+    def _fail(self, mid: Any, text: str) -> None:
+        if mid is not None:
+            error = RPCError(jsonrpc.INTERNAL_ERROR, text)
+            self.deliver(jsonrpc.error_bytes(mid, error))
+
+    async def _exchange(
+        self, data: bytes, message: JSON | None, mid: Any, *, retry: bool = True
+    ) -> None:
+        is_initialize = message is not None and message.get("method") == "initialize"
+        headers = self._headers(message)
+        if is_initialize:
+            headers.pop("Mcp-Session-Id", None)
+            headers.pop("MCP-Protocol-Version", None)
+        async with self._http.stream("POST", self.url, content=data, headers=headers) as response:
+            expired = response.status_code == 404 and self.session_id is not None
+            if expired and retry and not is_initialize:
+                raise _SessionExpired
+            if is_initialize and response.headers.get("mcp-session-id"):
+                self.session_id = response.headers["mcp-session-id"]
+            await self._read_answer(response, mid, remember=is_initialize)
+
+    async def _read_answer(self, response: Any, mid: Any, *, remember: bool = False) -> None:
+        status = response.status_code
+        if status == 202 or (mid is None and status < 300):
+            await response.aread()
+            return
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "text/event-stream":
+            async for data in _events(response):
+                self._take(data, remember)
+            return
+        body = await response.aread()
+        if kind == "application/json" and body:
+            self._take(body, remember)
+            if mid is None or status < 300:
+                return
+            with contextlib.suppress(orjson.JSONDecodeError):
+                answer = orjson.loads(body)
+                if isinstance(answer, dict) and answer.get("id") == mid:
+                    return
+        if mid is not None:
+            text = body.decode(errors="replace").strip()[:200]
+            self._fail(mid, f"HTTP {status}" + (f": {text}" if text else ""))
+
+    def _mirrored(self, params: JSON) -> dict[str, str]:
+        """``Mcp-Param-*`` headers for the arguments a tool mirrors (``x-mcp-header``)."""
+        arguments = params.get("arguments")
+        wanted = self._header_params.get(params.get("name"))  # type: ignore[arg-type]
+        if not wanted or not isinstance(arguments, dict):
+            return {}
+        headers = {}
+        for param, header in wanted.items():
+            value = arguments.get(param)
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                text = "true" if value else "false"
+            elif isinstance(value, int):
+                text = str(value)
+            else:
+                text = str(value)
+                if not text.isascii() or not text.isprintable() or text != text.strip():
+                    text = f"=?base64?{base64.b64encode(text.encode()).decode()}?="
+            headers[f"Mcp-Param-{header}"] = text
+        return headers
+
+    def _learn_tools(self, data: bytes) -> None:
+        """Which arguments each listed tool mirrors into headers."""
+        try:
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return
+        if not isinstance(message, dict) or message.get("id") not in self._listings:
+            return
+        self._listings.discard(message.get("id"))
+        for tool in (message.get("result") or {}).get("tools") or []:
+            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+                continue
+            properties = (tool.get("inputSchema") or {}).get("properties") or {}
+            mirrored = {
+                param: prop["x-mcp-header"]
+                for param, prop in properties.items()
+                if isinstance(prop, dict) and isinstance(prop.get("x-mcp-header"), str)
+            }
+            if mirrored:
+                self._header_params[tool["name"]] = mirrored
+            else:
+                self._header_params.pop(tool["name"], None)
+
+    def _take(self, data: bytes, remember: bool) -> None:
+        if self._listings:
+            self._learn_tools(data)
+        if remember:  # the negotiated revision goes on every later request
+            with contextlib.suppress(orjson.JSONDecodeError, AttributeError):
+                result = orjson.loads(data).get("result") or {}
+                version = result.get("protocolVersion")
+                if isinstance(version, str):
+                    self.protocol_version = version
+        self.deliver(data)
+
+    async def _renew(self) -> None:
+        """Initialize again (once) after the server forgot the session (HT-24)."""
+        expired = self.session_id
+        async with self._reinit:
+            if self.session_id != expired:  # another request renewed it already
+                return
+            if self._initialize is None:
+                raise _SessionExpired
+            logger.info("The HTTP session expired; initializing again")
+            self.session_id = None
+            if self._listener is not None:
+                self._listener.cancel()
+                self._listener = None
+            headers = {"Accept": ACCEPT, "Content-Type": "application/json", **self.extra_headers}
+            body = orjson.dumps(self._initialize)
+            response = await self._http.post(self.url, content=body, headers=headers)
+            if response.status_code != 200 or not response.headers.get("mcp-session-id"):
+                raise _SessionExpired
+            self.session_id = response.headers["mcp-session-id"]
+            initialized = jsonrpc.notification_bytes("notifications/initialized", None)
+            await self._http.post(self.url, content=initialized, headers=self._headers(None))
+            self._listen()
+
+    async def _cancel(self, message: JSON, data: bytes) -> None:
+        rid = (message.get("params") or {}).get("requestId")
+        task = self._requests.get(rid)
+        if self.session_id is not None:  # legacy: tell the server, then stop reading
+            with contextlib.suppress(Exception):
+                await self._post(data, message, None)
+        if task is not None:  # closing the response stream cancels a modern request
+            task.cancel()
+
+    # ------------------------------------------------------------ the GET stream
+
+    def _listen(self) -> None:
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.ensure_future(self._get_stream())
+
+    async def _get_stream(self) -> None:
+        """What the server sends outside any request: list changes, logs, its questions."""
+        headers = self._headers(None)
+        headers["Accept"] = "text/event-stream"
+        headers.pop("Content-Type", None)
+        try:
+            async with self._http.stream("GET", self.url, headers=headers) as response:
+                if response.status_code != 200:  # 405: the server keeps no such stream
+                    await response.aread()
+                    return
+                async for data in _events(response):
+                    self.deliver(data)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.debug("The GET stream ended", exc_info=True)
+
+
+async def _events(response: Any) -> Any:
+    """The ``data`` of each SSE event in ``response`` (priming events, with none, skipped)."""
+    lines: list[str] = []
+    async for line in response.aiter_lines():
+        if line == "":
+            if lines:
+                yield "\n".join(lines).encode()
+                lines = []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            lines.append(value[1:] if value.startswith(" ") else value)
+    if lines:
+        yield "\n".join(lines).encode()
