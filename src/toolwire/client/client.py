@@ -359,11 +359,14 @@ class Client:
         if self._transport is None:
             raise ClientError("The client is not connected")
         mid = next(self._ids)
-        future: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[JSON] = loop.create_future()
         self._pending[mid] = future
         await self._send(jsonrpc.request_bytes(mid, method, params))
+        # A timer rather than asyncio.wait_for: the answer wakes this task directly.
+        timer = loop.call_later(timeout or self.timeout, _expire, future)
         try:
-            response = await asyncio.wait_for(future, timeout or self.timeout)
+            response = await future
         except asyncio.TimeoutError:
             self._pending.pop(mid, None)
             if method != "initialize":
@@ -372,6 +375,8 @@ class Client:
                         "notifications/cancelled", {"requestId": mid, "reason": "timed out"}
                     )
             raise ClientError(f"{method} timed out after {timeout or self.timeout:g} s") from None
+        finally:
+            timer.cancel()
         if "error" in response:
             error = response["error"]
             raise ServerError(error.get("code", 0), error.get("message", ""), error.get("data"))
@@ -664,3 +669,8 @@ class SyncClient:
 
     def ping(self) -> None:
         self.run(self.client.ping())
+
+
+def _expire(future: asyncio.Future[JSON]) -> None:
+    if not future.done():
+        future.set_exception(asyncio.TimeoutError())
