@@ -130,6 +130,7 @@ class Client:
         self._progress: dict[str | int, ProgressHandler] = {}
         self._reader: asyncio.Task[None] | None = None
         self.notifications: list[JSON] = []
+        self.ended: ClientError | None = None  # set when the server went away
         self._tap = tap  # sees every message: tap("send" | "receive", data)
         self._http_headers = dict(headers or {})
         # list_tools cache: the tools, and the loop time they expire (None: until changed)
@@ -263,7 +264,12 @@ class Client:
         while True:
             data = await self._transport.receive()
             if data is None:
-                self._fail_pending(ClientError("The server closed the connection"))
+                reason = (
+                    getattr(self._transport, "ended_reason", None)
+                    or "the server closed the connection"
+                )
+                self.ended = ClientError(f"The connection ended: {reason}")
+                self._fail_pending(self.ended)
                 return
             if self._tap is not None:
                 self._tap("receive", data)
@@ -357,6 +363,8 @@ class Client:
     ) -> JSON:
         if self._transport is None:
             raise ClientError("The client is not connected")
+        if self.ended is not None:  # fail at once rather than write to a dead server
+            raise self.ended
         mid = next(self._ids)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[JSON] = loop.create_future()

@@ -30,6 +30,7 @@ result and never reaches the server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import re
@@ -133,6 +134,8 @@ class Host:
         for server in servers:
             if not isinstance(server, str) or not server:
                 raise ValueError(f"A server's name must be a non-empty string, not {server!r}")
+        self._targets = dict(servers)
+        self._client_options = client_options
         self.clients: dict[str, Client] = {
             server: target if isinstance(target, Client) else Client(target, **client_options)
             for server, target in servers.items()
@@ -172,6 +175,22 @@ class Host:
             if not isinstance(error, Exception):
                 raise error
             raise ClientError(f"Could not connect to server {name!r}: {error}") from error
+
+    async def restart(self, server: str) -> None:
+        """Connect ``server`` again (after it crashed, say) and refresh the merged tool list."""
+        old = self.clients[server]
+        target = self._targets[server]
+        if isinstance(target, Client):
+            target = target.target
+        if old in self._connected:
+            self._connected.remove(old)
+        with contextlib.suppress(Exception):
+            await old.close()
+        fresh = Client(target, **self._client_options)
+        await fresh.connect()
+        self.clients[server] = fresh
+        self._connected.append(fresh)
+        self._tools = None
 
     async def close(self) -> None:
         connected, self._connected = self._connected, []

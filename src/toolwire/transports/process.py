@@ -35,6 +35,7 @@ class SubprocessTransport(QueueReceiver):
         self.stderr = stderr
         self.max_line_bytes = max_line_bytes
         self.process: asyncio.subprocess.Process | None = None
+        self.ended_reason: str | None = None
         self._reader: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -62,7 +63,17 @@ class SubprocessTransport(QueueReceiver):
         except (ValueError, ConnectionError):  # an over-long line or a broken pipe ends the stream
             pass
         finally:
+            await self._note_exit()
             self.end()
+
+    async def _note_exit(self) -> None:
+        """Say why the stream ended: the process's exit code, if it exited."""
+        assert self.process is not None
+        try:
+            code = await asyncio.wait_for(self.process.wait(), 1.0)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            return
+        self.ended_reason = f"the server process exited with code {code}"
 
     async def send(self, data: bytes) -> None:
         assert self.process is not None and self.process.stdin is not None
