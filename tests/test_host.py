@@ -380,3 +380,29 @@ def test_host_chat_example_prints_both_formats() -> None:
         t["type"] == "function" and set(t["function"]) == {"name", "description", "parameters"}
         for t in tools["openai"]
     )
+
+
+async def test_a_host_with_an_http_server() -> None:
+    """An HTTP server beside a stdio one: merged names, a call routed over HTTP, and a tool
+    added on the HTTP server listed after a refresh."""
+    import sys as _sys
+
+    from http_server import serve_http
+    from toolwire import Server as _Server
+
+    remote = _Server("remote")
+
+    @remote.tool(annotations={"readOnlyHint": True})
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    calculator = [_sys.executable, str(EXAMPLES / "calculator.py")]
+    with serve_http(remote) as url:
+        async with Host({"web": url, "calc": calculator}, trusted={"web"}) as host:
+            names = {tool.name for tool in await host.list_tools()}
+            assert "web_add" in names and "calc_add" in names  # both have add
+            result = await host.call_tool("web_add", {"a": 2, "b": 40})
+            assert not result.is_error and result.text == "42"
+            remote.add_tool(lambda: "pong", name="ping_me")
+            refreshed = {tool.name for tool in await host.list_tools(refresh=True)}
+            assert "ping_me" in refreshed

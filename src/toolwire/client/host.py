@@ -135,6 +135,8 @@ class Host:
             if not isinstance(server, str) or not server:
                 raise ValueError(f"A server's name must be a non-empty string, not {server!r}")
         self._targets = dict(servers)
+        # Each client keeps its server's list until ttlMs runs out or list_changed arrives.
+        client_options.setdefault("cache_tools", True)
         self._client_options = client_options
         self.clients: dict[str, Client] = {
             server: target if isinstance(target, Client) else Client(target, **client_options)
@@ -199,21 +201,24 @@ class Host:
     # ------------------------------------------------------------ tools
 
     async def list_tools(self, *, refresh: bool = False) -> list[HostTool]:
-        """Every server's tools, merged; fetched once, again with ``refresh=True``."""
-        if self._tools is None or refresh:
-            names = list(self.clients)
-            listings = await asyncio.gather(*(self.clients[n].list_tools() for n in names))
-            definitions = {
-                (server, str(tool["name"])): tool
-                for server, tools in zip(names, listings, strict=True)
-                for tool in tools
-            }
-            assigned = assign_names(definitions)
-            self._tools = [
-                HostTool(assigned[key], key[0], key[1], definition)
-                for key, definition in definitions.items()
-            ]
-            self._by_name = {tool.name: tool for tool in self._tools}
+        """Every server's tools, merged. Each server's list comes from its client's cache
+        (kept for the server's ``ttlMs`` and dropped on ``list_changed``); ``refresh=True``
+        asks every server again."""
+        names = list(self.clients)
+        listings = await asyncio.gather(
+            *(self.clients[n].list_tools(refresh=refresh) for n in names)
+        )
+        definitions = {
+            (server, str(tool["name"])): tool
+            for server, tools in zip(names, listings, strict=True)
+            for tool in tools
+        }
+        assigned = assign_names(definitions)
+        self._tools = [
+            HostTool(assigned[key], key[0], key[1], definition)
+            for key, definition in definitions.items()
+        ]
+        self._by_name = {tool.name: tool for tool in self._tools}
         return list(self._tools)
 
     @property
