@@ -264,11 +264,8 @@ class Client:
         while True:
             data = await self._transport.receive()
             if data is None:
-                reason = (
-                    getattr(self._transport, "ended_reason", None)
-                    or "the server closed the connection"
-                )
-                self.ended = ClientError(f"The connection ended: {reason}")
+                reason = getattr(self._transport, "ended_reason", None) or "the server went away"
+                self.ended = ClientError(f"The connection closed: {reason}")
                 self._fail_pending(self.ended)
                 return
             if self._tap is not None:
