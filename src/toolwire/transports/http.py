@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -27,7 +26,7 @@ import orjson
 
 from .. import jsonrpc
 from ..errors import RPCError
-from ..protocol.revisions import FEATURES, LEGACY_REVISIONS
+from ..protocol.revisions import LEGACY_REVISIONS
 from .base import Connection
 from .http_asgi import (
     Receive,
@@ -42,14 +41,13 @@ from .http_asgi import (
 )
 from .http_guard import Guard, Rejection
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
+from .http_session import Reply, Session
 from .http_store import MemoryStore, SessionStore
 from .sse import Stream, frame, parse_event_id, priming
 
 logger = logging.getLogger("toolwire")
 
 JSON = dict[str, Any]
-
-KEPT_STREAMS = 64  # finished request streams a session keeps for resumption
 
 
 class HttpServer(Protocol):
@@ -66,84 +64,6 @@ class HttpServer(Protocol):
     change_hooks: list[Callable[[], None]]
 
     def announce_tools_changed(self) -> None: ...
-
-
-class _Reply:
-    """Where the messages of one request go while its POST is being answered."""
-
-    def __init__(self, stream: Stream, mid: str | int) -> None:
-        self.stream = stream
-        self.mid = mid
-        self.answered = False
-
-    def final(self, data: bytes) -> None:
-        self.answered = True
-        self.stream.push(data, last=True)
-
-    def related(self, data: bytes) -> None:
-        self.stream.push(data)
-
-
-class _Session:
-    """A legacy session: one connection, its request streams and its GET stream."""
-
-    def __init__(self, app: HttpApp, session_id: str) -> None:
-        self.id = session_id
-        self.version = "2025-03-26"
-        self.last_used = asyncio.get_running_loop().time()
-        self.store = app.store
-        self.replies: dict[str | int, _Reply] = {}
-        self.streams: dict[str, Stream] = {}
-        self._counter = 0
-        self._tag = secrets.token_hex(3)  # stream ids stay unique across worker processes
-        self.standalone = self._new_stream()
-        self.standalone_open = 0  # readers of the GET stream, a resumed one included
-        self.connection = app.server.connect(self.unrelated)
-        self.connection.route = self.route
-
-    def state(self) -> JSON:
-        """What another worker needs to continue this session."""
-        connection: Any = self.connection
-        return {
-            "version": self.version,
-            "capabilities": connection.client_capabilities,
-            "client_info": connection.client_info,
-            "log_level": connection.log_level,
-        }
-
-    def restore(self, state: JSON) -> None:
-        connection: Any = self.connection
-        self.version = state["version"]
-        connection.features = FEATURES[self.version]
-        connection.client_capabilities = state.get("capabilities") or {}
-        connection.client_info = state.get("client_info")
-        connection.log_level = state.get("log_level")
-
-    def _new_stream(self) -> Stream:
-        self._counter += 1
-        stream = Stream(f"{self._tag}{self._counter}")
-        if self.store.shared:
-            stream.sink = functools.partial(self.store.record, self.id, stream.id)
-        self.streams[stream.id] = stream
-        if len(self.streams) > KEPT_STREAMS:  # forget the oldest finished ones
-            for old in [s for s in self.streams.values() if s.done][
-                : len(self.streams) - KEPT_STREAMS
-            ]:
-                del self.streams[old.id]
-        return stream
-
-    def request_stream(self) -> Stream:
-        return self._new_stream()
-
-    def unrelated(self, data: bytes) -> None:
-        self.standalone.push(data)
-
-    def route(self, related: str | int | None, data: bytes) -> None:
-        reply = self.replies.get(related) if related is not None else None
-        if reply is not None and not reply.answered:
-            reply.related(data)
-        else:  # not tied to a request still being answered: the GET stream (HT-17)
-            self.standalone.push(data)
 
 
 class HttpApp:
@@ -187,7 +107,7 @@ class HttpApp:
         self.body_timeout = body_timeout
         self.session_idle = session_idle
         self._swept = 0.0
-        self.sessions: dict[str, _Session] = {}
+        self.sessions: dict[str, Session] = {}
         self.open_streams = 0
 
     # ------------------------------------------------------------ ASGI entry
@@ -314,7 +234,7 @@ class HttpApp:
         if not wants_json and self.open_streams >= self.max_streams:  # refused before it runs
             raise Rejection(503, "Too many open streams")
         stream = Stream("modern")
-        reply = _Reply(stream, message["id"])
+        reply = Reply(stream, message["id"])
         connection = self.server.connect(reply.related)
         connection.route = lambda _related, data: reply.related(data)
         connection.feed_message(message, reply.final)
@@ -355,7 +275,7 @@ class HttpApp:
             await json_answer(send, status, data, None if self.stateless else session.id)
             return
         stream = session.request_stream()
-        reply = _Reply(stream, message["id"])
+        reply = Reply(stream, message["id"])
         session.replies[message["id"]] = reply
         try:
             session.connection.feed_message(message, reply.final)
@@ -388,7 +308,7 @@ class HttpApp:
             await json_answer(send, 200, answer[0], None)
             return
         self._forget_idle_sessions()
-        session = _Session(self, secrets.token_urlsafe(24))
+        session = Session(self.server.connect, self.store, secrets.token_urlsafe(24))
         answer = []
         session.connection.feed_message(message, answer.append)
         result = orjson.loads(answer[0]).get("result") or {}
@@ -398,7 +318,7 @@ class HttpApp:
             await self.store.save_session(session.id, session.state())
         await json_answer(send, 200, answer[0], session.id)
 
-    async def _session(self, headers: dict[str, str]) -> _Session:
+    async def _session(self, headers: dict[str, str]) -> Session:
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in LEGACY_REVISIONS:
             raise Rejection.rpc(
@@ -420,7 +340,9 @@ class HttpApp:
                 session = None
             else:
                 if session is None:  # begun through another worker
-                    session = self.sessions[session_id] = _Session(self, session_id)
+                    session = self.sessions[session_id] = Session(
+                        self.server.connect, self.store, session_id
+                    )
                 session.restore(state)
         if session is None:
             raise Rejection.rpc(404, RPCError(jsonrpc.INVALID_REQUEST, "Session not found"))
@@ -442,10 +364,9 @@ class HttpApp:
                 for stream in session.streams.values():
                     stream.close()
 
-    def _stateless_session(self, version: str) -> _Session:
-        session = _Session(self, "stateless")
-        session.version = version
-        session.connection.features = FEATURES[version]  # type: ignore[attr-defined]
+    def _stateless_session(self, version: str) -> Session:
+        session = Session(self.server.connect, self.store, "stateless")
+        session.pin(version)
         return session
 
     # ---------------------------------------------------------------- answering a request
@@ -453,14 +374,14 @@ class HttpApp:
     async def _answer(
         self,
         stream: Stream,
-        reply: _Reply,
+        reply: Reply,
         receive: Receive,
         send: Send,
         wants_json: bool,
         wants_sse: bool,
         *,
         resumable: bool,
-        session: _Session | None = None,
+        session: Session | None = None,
     ) -> None:
         """JSON when the answer is all there is; SSE when other messages come first."""
         session_id = session.id if session is not None and not self.stateless else None
@@ -576,7 +497,7 @@ class HttpApp:
             session.standalone_open -= 1
 
     async def _replay(
-        self, session: _Session, stream_id: str, after: int, receive: Receive, send: Send
+        self, session: Session, stream_id: str, after: int, receive: Receive, send: Send
     ) -> None:
         """Resume a stream from the shared store: every event after ``after`` it recorded."""
         replayed = Stream(stream_id)
