@@ -131,6 +131,7 @@ class Client:
         self._reader: asyncio.Task[None] | None = None
         self.notifications: list[JSON] = []
         self.ended: ClientError | None = None  # set when the server went away
+        self._dispatching = False
         self._tap = tap  # sees every message: tap("send" | "receive", data)
         self._http_headers = dict(headers or {})
         # list_tools cache: the tools, and the loop time they expire (None: until changed)
@@ -259,10 +260,32 @@ class Client:
             self._tap("send", data)
         await self._transport.send(data)
 
+    def _take_now(self, data: bytes) -> bool:
+        """Resolve a waiting request straight from the transport when every earlier message
+        has been handled (so a call's notifications still come before its answer)."""
+        if self._dispatching or self._tap is not None:
+            return False
+        try:
+            message = jsonrpc.loads(data)
+        except RPCError:
+            return False
+        if not isinstance(message, dict) or "method" in message:
+            return False
+        future = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+        if future is None:
+            return False
+        if not future.done():
+            future.set_result(message)
+        return True
+
     async def _read(self) -> None:
         assert self._transport is not None
+        if hasattr(self._transport, "take_now"):
+            self._transport.take_now = self._take_now
         while True:
+            self._dispatching = False
             data = await self._transport.receive()
+            self._dispatching = True
             if data is None:
                 reason = getattr(self._transport, "ended_reason", None) or "the server went away"
                 self.ended = ClientError(f"The connection closed: {reason}")
