@@ -184,10 +184,10 @@ async def check_lies(client: Client) -> None:
         await client.call_tool("liar")
     with pytest.raises(ClientError, match=r"'silent'.*no structuredContent"):
         await client.call_tool("silent")
-    validators = dict(client._validators)
+    validators = dict(client._outputs._validators)
     assert set(validators) == {"honest", "liar"}
     await client.call_tool("honest")
-    assert client._validators == validators  # compiled once per tool
+    assert client._outputs._validators == validators  # compiled once per tool
 
 
 # ---------------------------------------------------------------- the tool-list cache

@@ -45,6 +45,7 @@ from ..protocol.revisions import (
     REVISIONS,
 )
 from ..transports.base import ClientTransport
+from .outputs import OutputChecks
 
 logger = logging.getLogger("toolwire.client")
 
@@ -139,9 +140,7 @@ class Client:
         self._tools: list[JSON] | None = None
         self._tools_expiry: float | None = None
         self._tools_generation = 0  # bumped by notifications/tools/list_changed
-        self._output_schemas: dict[str, JSON] = {}
-        self._known_tools: set[Any] | None = None  # names in the last tools/list
-        self._validators: dict[str, tuple[JSON, Callable[[Any], Any]]] = {}
+        self._outputs = OutputChecks()
 
     # ------------------------------------------------------------ connection
 
@@ -483,7 +482,7 @@ class Client:
                 break
         else:
             raise ClientError("tools/list did not end after 10,000 pages")
-        self._learn_tools(tools)
+        self._outputs.learn(tools)
         if generation == self._tools_generation:  # no change announced meanwhile
             self._cache_tools(tools, ttl)
         return tools
@@ -501,59 +500,13 @@ class Client:
         else:
             self._tools = None
 
-    def _learn_tools(self, tools: list[JSON]) -> None:
-        self._output_schemas = {
-            tool["name"]: tool["outputSchema"]
-            for tool in tools
-            if isinstance(tool, dict)
-            and isinstance(tool.get("name"), str)
-            and isinstance(tool.get("outputSchema"), dict)
-        }
-        self._known_tools = {t.get("name") for t in tools if isinstance(t, dict)}
-
-    async def _output_schema(self, name: str) -> JSON | None:
-        if self._known_tools is None or name not in self._known_tools:
-            await self.list_tools()
-        return self._output_schemas.get(name)
-
-    def _validator(self, name: str, schema: JSON) -> Callable[[Any], Any]:
-        cached = self._validators.get(name)
-        if cached is not None and cached[0] is schema:
-            return cached[1]
-        import fastjsonschema
-
-        try:
-            check = fastjsonschema.compile(schema)
-        except Exception as exc:  # a schema the validator cannot read: say so, do not guess
-            raise ClientError(f"The outputSchema of tool {name!r} cannot be used: {exc}") from exc
-        self._validators[name] = (schema, check)
-        return check
-
     async def _check_structured(self, name: str, result: JSON) -> None:
         """TL-23: structured results must match the tool's declared outputSchema."""
         if result.get("isError"):
             return
-        structured = result.get("structuredContent")
-        if structured is not None:  # fetch the tool list first if this tool is unknown
-            schema = await self._output_schema(name)
-        else:  # checked against what the last tools/list said, without asking again
-            schema = self._output_schemas.get(name)
-        if schema is None:
-            return
-        if structured is None:
-            raise ClientError(
-                f"Tool {name!r} declares an outputSchema but returned no structuredContent"
-            )
-        check = self._validator(name, schema)
-        import fastjsonschema
-
-        try:
-            check(structured)
-        except fastjsonschema.JsonSchemaException as exc:
-            raise ClientError(
-                f"Tool {name!r} returned structuredContent that does not match its "
-                f"outputSchema: {exc}"
-            ) from exc
+        if result.get("structuredContent") is not None and not self._outputs.knows(name):
+            await self.list_tools()  # a tool this client has not listed yet
+        self._outputs.check(name, result)
 
     async def call_tool(
         self,
