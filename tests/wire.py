@@ -37,7 +37,68 @@ def modern_meta(version: str = MODERN, **extra: Any) -> dict[str, Any]:
     }
 
 
-class RawServer:
+class RawPeer:
+    """Raw JSON-RPC conversations on top of a ``send``/``recv`` pair (subclasses give those)."""
+
+    notifications: list[dict[str, Any]]
+    _ids: int
+
+    async def send(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    async def recv(self, timeout: float = TIMEOUT) -> Any:
+        raise NotImplementedError
+
+    async def response(self, mid: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """Read until the response with id ``mid``; notifications on the way are kept."""
+        while True:
+            message = await self.recv(timeout)
+            if isinstance(message, dict) and "method" in message and "id" not in message:
+                self.notifications.append(message)
+                continue
+            if isinstance(message, dict) and message.get("id") == mid:
+                return message
+            raise AssertionError(f"unexpected message while waiting for {mid!r}: {message!r}")
+
+    def next_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, *, modern: bool = False
+    ) -> dict[str, Any]:
+        mid = self.next_id()
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": mid, "method": method}
+        if modern:
+            params = {
+                **(params or {}),
+                "_meta": {**modern_meta(), **((params or {}).get("_meta") or {})},
+            }
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+        return await self.response(mid)
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+
+    async def initialize(self, revision: str) -> dict[str, Any]:
+        response = await self.request(
+            "initialize",
+            {
+                "protocolVersion": revision,
+                "capabilities": {},
+                "clientInfo": {"name": "tests", "version": "0"},
+            },
+        )
+        await self.notify("notifications/initialized")
+        return response
+
+
+class RawServer(RawPeer):
     """A server subprocess driven with raw JSON-RPC lines; the server's output is checked."""
 
     def __init__(self, process: asyncio.subprocess.Process, checker: WireChecker) -> None:
@@ -87,54 +148,6 @@ class RawServer:
         self.lines.append(line)
         self.checker.server_sent(line)
         return orjson.loads(line)
-
-    async def response(self, mid: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
-        """Read until the response with id ``mid``; notifications on the way are kept."""
-        while True:
-            message = await self.recv(timeout)
-            if isinstance(message, dict) and "method" in message and "id" not in message:
-                self.notifications.append(message)
-                continue
-            if isinstance(message, dict) and message.get("id") == mid:
-                return message
-            raise AssertionError(f"unexpected message while waiting for {mid!r}: {message!r}")
-
-    def next_id(self) -> int:
-        self._ids += 1
-        return self._ids
-
-    async def request(
-        self, method: str, params: dict[str, Any] | None = None, *, modern: bool = False
-    ) -> dict[str, Any]:
-        mid = self.next_id()
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": mid, "method": method}
-        if modern:
-            params = {
-                **(params or {}),
-                "_meta": {**modern_meta(), **((params or {}).get("_meta") or {})},
-            }
-        if params is not None:
-            message["params"] = params
-        await self.send(message)
-        return await self.response(mid)
-
-    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        await self.send(message)
-
-    async def initialize(self, revision: str) -> dict[str, Any]:
-        response = await self.request(
-            "initialize",
-            {
-                "protocolVersion": revision,
-                "capabilities": {},
-                "clientInfo": {"name": "tests", "version": "0"},
-            },
-        )
-        await self.notify("notifications/initialized")
-        return response
 
     async def close(self, timeout: float = TIMEOUT) -> tuple[int, bytes, bytes]:
         """Close stdin and wait for the exit; returns (exit code, rest of stdout, stderr)."""

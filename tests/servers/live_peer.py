@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from mcp_spec import WireChecker
-from wire import TIMEOUT, RawServer, modern_meta, raw_server
+from wire import TIMEOUT, RawPeer, RawServer, raw_server
 
 HERE = Path(__file__).resolve().parent
 
@@ -35,7 +35,7 @@ def load(module_name: str) -> ModuleType:
     return module
 
 
-class MemoryPeer:
+class MemoryPeer(RawPeer):
     """A server object's connection driven with raw messages (the shape of RawServer)."""
 
     def __init__(self, server: Any, revision: str | None = None) -> None:
@@ -56,53 +56,6 @@ class MemoryPeer:
         data = await asyncio.wait_for(self._inbox.get(), timeout)
         self.checker.server_sent(data)
         return orjson.loads(data)
-
-    async def response(self, mid: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
-        while True:
-            message = await self.recv(timeout)
-            if isinstance(message, dict) and "method" in message and "id" not in message:
-                self.notifications.append(message)
-                continue
-            if isinstance(message, dict) and message.get("id") == mid:
-                return message  # type: ignore[no-any-return]
-            raise AssertionError(f"unexpected message while waiting for {mid!r}: {message!r}")
-
-    def next_id(self) -> int:
-        self._ids += 1
-        return self._ids
-
-    async def request(
-        self, method: str, params: dict[str, Any] | None = None, *, modern: bool = False
-    ) -> dict[str, Any]:
-        mid = self.next_id()
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": mid, "method": method}
-        if modern:
-            params = {
-                **(params or {}),
-                "_meta": {**modern_meta(), **((params or {}).get("_meta") or {})},
-            }
-        if params is not None:
-            message["params"] = params
-        await self.send(message)
-        return await self.response(mid)
-
-    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        await self.send(message)
-
-    async def initialize(self, revision: str) -> dict[str, Any]:
-        response = await self.request(
-            "initialize",
-            {
-                "protocolVersion": revision,
-                "capabilities": {},
-                "clientInfo": {"name": "tests", "version": "0"},
-            },
-        )
-        await self.notify("notifications/initialized")
-        return response
 
     async def close(self, timeout: float = TIMEOUT) -> tuple[int, bytes, bytes]:
         """The end of input, as when stdin closes: (0, what the server still sent, b"")."""
