@@ -5,7 +5,7 @@ Layers (dependencies point downwards only; client and server never import each o
     5  toolwire (package), lowlevel, testing, cli, inspector
     4  server/   client/
     3  transports/
-    2  tools, content, schema, docstrings, types
+    2  tools, content, schema, docstrings, types, auth, safety
     1  protocol/
     0  jsonrpc, errors
 """
@@ -33,6 +33,8 @@ LAYERS = {
     "_compat": 2,
     "docstrings": 2,
     "types": 2,
+    "auth": 2,
+    "safety": 2,
     "transports": 3,
     "server": 4,
     "client": 4,

@@ -140,6 +140,9 @@ class Tool:
         tags: Iterable[str] = (),
         meta: JSON | None = None,
         icons: list[Any] | None = None,
+        scopes: Iterable[str] = (),
+        auth: Callable[[Any], bool] | None = None,
+        sensitive: Iterable[str] = (),
         inject: tuple[type, ...] = (),
         schema_profile: Literal["portable", "pydantic"] = "portable",
     ) -> None:
@@ -177,6 +180,12 @@ class Tool:
         self.annotations = _annotations_dict(annotations)
         self.timeout = timeout
         self.tags = frozenset(tags)
+        # Who may see and call the tool: the scopes the caller's token must cover, and a
+        # predicate on the caller (the verified AccessToken, or None when unauthenticated).
+        self.scopes = (scopes,) if isinstance(scopes, str) else tuple(scopes)
+        self.auth = auth
+        # Argument names whose values never reach logs (the audit log redacts them).
+        self.sensitive = frozenset((sensitive,) if isinstance(sensitive, str) else sensitive)
         self.meta = meta
         self.icons = [
             i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()

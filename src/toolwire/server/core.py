@@ -85,6 +85,7 @@ class ServerCore:
         lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
         middleware: Sequence[Middleware] = (),
         state_secret: bytes | None = None,
+        auth: Any = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -113,6 +114,8 @@ class ServerCore:
         self.runner = ThreadRunner(max_workers)
         self.middleware: list[Middleware] = list(middleware)
         self.signer = StateSigner(state_secret)
+        # HTTP callers must bring a valid access token (toolwire.auth.ResourceServer).
+        self.auth = auth
         self.lifespan = lifespan
         self.lifespan_context: Any = None
         self._lifespan_scope: AbstractAsyncContextManager[Any] | None = None
@@ -124,6 +127,11 @@ class ServerCore:
         self._pages: dict[tuple[str, str | None, Any], bytes] = {}
         self._change_pending = False
         self.context_always = False  # set when Python logging is forwarded to clients
+
+    @property
+    def scope_hierarchy(self) -> Any:
+        """Which scopes imply which (AU-26), from the resource-server settings."""
+        return getattr(self.auth, "scope_hierarchy", None)
 
     # ------------------------------------------------------------ identity
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar, overload
 
 from .. import jsonrpc
+from ..auth.tokens import covers
 from ..errors import RegistrationError, RPCError
 from ..protocol import shaping
 from ..tools import Tool
@@ -61,6 +62,7 @@ class Server(ServerCore):
         self.visibility = visibility
         self._tools: dict[str, Tool] = {}
         self._shown: list[Tool] | None = None  # enabled tools that pass the tag filters
+        self._guarded = False  # some shown tool limits who may use it (scopes or auth)
         self._listing: list[JSON] | None = None
 
     # ------------------------------------------------------------ registration
@@ -84,6 +86,9 @@ class Server(ServerCore):
         tags: Iterable[str] = (),
         meta: JSON | None = None,
         icons: list[Any] | None = None,
+        scopes: Iterable[str] = (),
+        auth: Callable[[Any], bool] | None = None,
+        sensitive: Iterable[str] = (),
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
@@ -157,6 +162,7 @@ class Server(ServerCore):
                 and (include is None or tool.tags & include)
                 and not tool.tags & exclude
             ]
+            self._guarded = any(t.scopes or t.auth is not None for t in self._shown)
         return self._shown
 
     def _shows(self, tool: Tool) -> bool:
@@ -170,14 +176,27 @@ class Server(ServerCore):
     def visible_tools(self, request: Request) -> list[Tool]:
         """The tools this request may see and call, in registration order."""
         shown = self._shown_tools()
-        if self.visibility is None:
+        if self.visibility is None and not self._guarded:
             return shown
-        return [tool for tool in shown if self.visibility(tool, request)]
+        return [tool for tool in shown if self._allows(tool, request)]
+
+    def _allows(self, tool: Tool, request: Request) -> bool:
+        """The caller may use the tool: its token covers the tool's scopes, the tool's own
+        predicate accepts the caller, and the server's visibility predicate the request."""
+        if tool.scopes or tool.auth is not None:
+            caller = request.identity
+            granted = getattr(caller, "scopes", ())
+            if tool.scopes and not covers(granted, tool.scopes, self.scope_hierarchy):
+                return False
+            if tool.auth is not None and not tool.auth(caller):
+                return False
+        return self.visibility is None or self.visibility(tool, request)
 
     def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:
-        if self.visibility is None:
+        shown = self._shown_tools()
+        if self.visibility is None and not self._guarded:
             if self._listing is None:
-                self._listing = [tool.definition for tool in self.visible_tools(request)]
+                self._listing = [tool.definition for tool in shown]
             return None, self._listing
         tools = self.visible_tools(request)
         return tuple(tool.name for tool in tools), [tool.definition for tool in tools]
@@ -188,11 +207,7 @@ class Server(ServerCore):
 
     def _find(self, name: str, request: Request) -> Tool:
         tool = self._tools.get(name)
-        if (
-            tool is not None
-            and self._shows(tool)
-            and (self.visibility is None or self.visibility(tool, request))
-        ):
+        if tool is not None and self._shows(tool) and self._allows(tool, request):
             return tool
         raise unknown_tool(name, [t.name for t in self.visible_tools(request)])
 
