@@ -2,8 +2,8 @@
 
 Shows:
 
-* ``Server(lifespan=...)``: one SQLite connection, opened when the server starts, handed to
-  every tool as ``ctx.lifespan_context`` and closed when the server stops;
+* ``Server(lifespan=...)``: the database, opened when the server starts, handed to every
+  tool as ``ctx.lifespan_context`` and closed when the server stops;
 * structured results (``add_note``, ``search_notes``) checked against their ``outputSchema``;
 * progress (``import_notes``): one ``ctx.report_progress`` per imported note;
 * elicitation (``delete_notes``): the tool counts the matching notes, asks the user
@@ -13,12 +13,19 @@ Shows:
 On 2026-07-28 a tool that asks a question ends its call there and runs again from the top
 once the client has the answer, so ``delete_notes`` asks first and writes afterwards.
 
+Writes are all or nothing. A long import lets other calls run between its notes, so each
+write is one transaction on a connection of its own, taken by one call at a time, and
+reads use another connection that sees committed notes only. When the server is stopped
+(stdin closes, ``SIGTERM``) calls in flight get its grace period: an import then either
+finishes, is committed and answered, or is cancelled and rolled back, never half-written.
+
 The database file is ``$NOTES_DB`` (default: ``notes.db`` in the working directory). Run
 it over stdio::
 
     NOTES_DB=my-notes.db python examples/notes.py
 """
 
+import asyncio
 import os
 import sqlite3
 from collections.abc import AsyncIterator
@@ -29,23 +36,45 @@ from pydantic import BaseModel, Field
 from toolwire import Context, Server
 
 
+class Notebook:
+    """The notes database: a connection for reads, one for writes, one writer at a time."""
+
+    def __init__(self, path: str) -> None:
+        self.reader = sqlite3.connect(path)
+        self.reader.row_factory = sqlite3.Row
+        self.writer = sqlite3.connect(path)
+        self._writing = asyncio.Lock()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[sqlite3.Connection]:
+        """One write transaction, committed when the block ends and rolled back if it
+        fails or is cancelled (by the client, or by the server stopping)."""
+        async with self._writing:  # another call's rows never join this transaction
+            with self.writer:
+                yield self.writer
+
+    def close(self) -> None:
+        self.writer.close()
+        self.reader.close()
+
+
 @asynccontextmanager
-async def open_database(server: Server) -> AsyncIterator[sqlite3.Connection]:
+async def open_database(server: Server) -> AsyncIterator[Notebook]:
     """Open the notes database for as long as the server runs."""
-    db = sqlite3.connect(os.environ.get("NOTES_DB", "notes.db"))
+    notebook = Notebook(os.environ.get("NOTES_DB", "notes.db"))
     try:
-        db.row_factory = sqlite3.Row
-        # Write-ahead logging lets other programs read the notes while the server runs;
-        # closing the last connection folds the log back into the database file.
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS notes ("
-            "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)"
-        )
-        db.commit()
-        yield db
+        # Write-ahead logging lets readers (this server's, other programs) see committed
+        # notes while a write is under way; closing the last connection folds the log
+        # back into the database file.
+        notebook.writer.execute("PRAGMA journal_mode=WAL")
+        with notebook.writer:
+            notebook.writer.execute(
+                "CREATE TABLE IF NOT EXISTS notes ("
+                "id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)"
+            )
+        yield notebook
     finally:
-        db.close()
+        notebook.close()
 
 
 mcp = Server("Notes", lifespan=open_database)
@@ -66,10 +95,10 @@ class Confirm(BaseModel):
     confirm: bool = Field(description="Yes, delete them")
 
 
-# Every tool is async, so the connection is only ever used on the event loop's thread.
-def database(ctx: Context) -> sqlite3.Connection:
-    db: sqlite3.Connection = ctx.lifespan_context
-    return db
+# Every tool is async, so the connections are only ever used on the event loop's thread.
+def notebook(ctx: Context) -> Notebook:
+    opened: Notebook = ctx.lifespan_context
+    return opened
 
 
 MATCHES = "instr(lower(title), lower(?)) > 0 OR instr(lower(body), lower(?)) > 0"
@@ -88,8 +117,7 @@ async def add_note(title: str, body: str, ctx: Context) -> Note:
         title: A short title
         body: The text of the note
     """
-    db = database(ctx)
-    with db:
+    async with notebook(ctx).transaction() as db:
         cursor = db.execute("INSERT INTO notes (title, body) VALUES (?, ?)", (title, body))
     assert cursor.lastrowid is not None
     return Note(id=cursor.lastrowid, title=title, body=body)
@@ -102,7 +130,7 @@ async def search_notes(query: str, ctx: Context) -> list[Note]:
     Args:
         query: The text to look for
     """
-    rows = database(ctx).execute(
+    rows = notebook(ctx).reader.execute(
         f"SELECT id, title, body FROM notes WHERE {MATCHES} ORDER BY id", (query, query)
     )
     return [Note(id=row["id"], title=row["title"], body=row["body"]) for row in rows]
@@ -115,12 +143,13 @@ async def import_notes(notes: list[NewNote], ctx: Context) -> str:
     Args:
         notes: The notes to save
     """
-    db = database(ctx)
     total = len(notes)
-    with db:  # one transaction: a failure part way leaves no half import
+    # One transaction: a failure or a cancel part way leaves no half import.
+    async with notebook(ctx).transaction() as db:
         for done, note in enumerate(notes, start=1):
             db.execute("INSERT INTO notes (title, body) VALUES (?, ?)", (note.title, note.body))
             await ctx.report_progress(done, total=total, message=f"Imported {note.title!r}")
+            await asyncio.sleep(0)  # a long import lets other calls run between its notes
     return f"Imported {total} notes."
 
 
@@ -131,8 +160,7 @@ async def delete_notes(query: str, ctx: Context) -> str:
     Args:
         query: The text to look for
     """
-    db = database(ctx)
-    ids = matching_ids(db, query)
+    ids = matching_ids(notebook(ctx).reader, query)
     if not ids:
         return f"No notes match {query!r}; nothing was deleted."
     count = len(ids)
@@ -146,7 +174,7 @@ async def delete_notes(query: str, ctx: Context) -> str:
     if not answer.data.confirm:
         return f"Kept {count} {noun}: deletion was not confirmed."
     placeholders = ", ".join(["?"] * count)
-    with db:
+    async with notebook(ctx).transaction() as db:
         db.execute(f"DELETE FROM notes WHERE id IN ({placeholders})", ids)
     return f"Deleted {count} {noun}."
 

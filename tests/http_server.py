@@ -19,7 +19,9 @@ import uvicorn
 @contextlib.contextmanager
 def serve_http(server: Any, path: str = "/mcp", **app_options: Any) -> Iterator[str]:
     """Serve ``server.http_app(path, **app_options)``; yields the endpoint URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP given explicitly: asyncio sets TCP_NODELAY only on sockets that say they
+    # are TCP, and without it every reused keep-alive request waits for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)

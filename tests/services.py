@@ -50,7 +50,9 @@ def require(binary: str) -> str:
 
 def listening_socket() -> socket.socket:
     """A TCP socket on 127.0.0.1 with an OS-chosen port, already listening."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP given explicitly: asyncio sets TCP_NODELAY only on sockets that say they
+    # are TCP, and without it every reused keep-alive request waits for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((LOOPBACK, 0))
     sock.listen(128)

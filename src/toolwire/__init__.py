@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 
 from .content import Audio, File, Image
 from .errors import ClientError, RegistrationError, RPCError, ServerError, ToolError, ToolwireError
+from .safety import CommandPolicy, SafePath, strip_control
 from .server import Context, Server
 
 if TYPE_CHECKING:
@@ -32,17 +33,20 @@ __all__ = [
     "Audio",
     "Client",
     "ClientError",
+    "CommandPolicy",
     "Context",
     "File",
     "Host",
     "Image",
     "RPCError",
     "RegistrationError",
+    "SafePath",
     "Server",
     "ServerError",
     "ToolError",
     "ToolwireError",
     "__version__",
+    "strip_control",
     "types",
 ]
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -230,33 +231,47 @@ def to_json_text(value: Any) -> str:
     return orjson.dumps(value, default=_json_default).decode()
 
 
-def to_result(value: Any, schema: FunctionSchema | None, *, structured: bool = True) -> JSON:
+def to_result(
+    value: Any,
+    schema: FunctionSchema | None,
+    *,
+    structured: bool = True,
+    clean: Callable[[Any], Any] | None = None,
+) -> JSON:
     """The internal (newest-revision) ``CallToolResult`` for a tool's return value.
 
     ``structured=False`` (a tool declared with ``structured_output=False``) never adds
-    ``structuredContent``.
+    ``structuredContent``. ``clean`` rewrites JSON data (e.g. strips control sequences from
+    every string); a value's data is cleaned before it is rendered as text, so the text
+    block and ``structuredContent`` agree.
     """
     if isinstance(value, str) and (schema is None or schema.output_schema is None):
-        return {"content": [{"type": "text", "text": value}]}
+        return {"content": [{"type": "text", "text": value if clean is None else clean(value)}]}
     if value is None and (schema is None or schema.output_schema is None):
         return {"content": []}
     types = _types_module()
     if types is not None and isinstance(value, types.CallToolResult):
-        return value.to_wire()  # type: ignore[no-any-return]
+        wire: JSON = value.to_wire()
+        return wire if clean is None else clean(wire)
     block = content_block(value)
     if block is not None:
-        return {"content": [block]}
+        return {"content": [block if clean is None else clean(block)]}
     if isinstance(value, (list, tuple)) and any(is_content(item) for item in value):
-        return {"content": [_mixed_block(item) for item in value]}
+        blocks = [_mixed_block(item) for item in value]
+        return {"content": blocks if clean is None else clean(blocks)}
 
     if schema is not None:
         data = schema.dump_output(value)
+        if clean is not None:
+            data = clean(data)
         if schema.output_schema is not None:
             payload = {"result": data} if schema.wraps_result else data
             text = data if isinstance(data, str) else to_json_text(data)
             return {"content": [{"type": "text", "text": text}], "structuredContent": payload}
     else:
         data = orjson.loads(to_json_text(value))
+        if clean is not None:
+            data = clean(data)
     result: JSON = {"content": [{"type": "text", "text": to_json_text(data)}]}
     if structured and isinstance(data, dict):
         result["structuredContent"] = data

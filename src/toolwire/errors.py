@@ -3,6 +3,11 @@
 ToolwireError                 base of everything toolwire raises on purpose
 ├── RPCError                  a JSON-RPC error: becomes an error response (code, message, data)
 ├── ToolError                 raised by a tool: its text becomes an ``isError`` result, verbatim
+│   ├── PathNotAllowed        a path outside a SafePath's directory (toolwire.safety)
+│   └── CommandNotAllowed     a command a CommandPolicy refuses (toolwire.safety)
+├── InvalidToken / VerifierUnavailable / AuthFailure
+│                             a bearer token refused, not checkable, or an HTTP 401/403/503
+│                             to send (toolwire.auth)
 ├── RegistrationError         a tool definition is unusable (bad name, duplicate, bad schema);
 │                             raised at decoration time, never at call time
 └── ClientError               the client side: a server answered with an error, or went away

@@ -255,23 +255,24 @@ def _injected_type(ann: Any, inject: tuple[type, ...]) -> type | None:
 
 # -- fast path: primitives only, no pydantic --------------------------------------------------
 
-_FastField = tuple[str, str, bool, Any]  # name, JSON type, nullable, default (or _EMPTY)
+# name, JSON type, nullable, default (or _EMPTY), the validating marker of a string
+# parameter such as SafePath (or None)
+_FastField = tuple[str, str, bool, Any, Any]
 
 
 def _fast_fields(params: list[tuple[str, Any, Any]]) -> list[_FastField] | None:
     out: list[_FastField] = []
     for name, ann, default in params:
         nullable = False
-        json_type = _PRIMITIVES.get(ann) if type(ann) is type else None
-        if json_type is None:
+        found = _fast_type(ann)
+        if found is None:
             if typing.get_origin(ann) not in _UNIONS:
                 return None
             args = typing.get_args(ann)
             if len(args) != 2 or _NONE_TYPE not in args:
                 return None
-            other = args[1] if args[0] is _NONE_TYPE else args[0]
-            json_type = _PRIMITIVES.get(other) if type(other) is type else None
-            if json_type is None:
+            found = _fast_type(args[1] if args[0] is _NONE_TYPE else args[0])
+            if found is None:
                 return None
             nullable = True
         if default is not _EMPTY:
@@ -279,8 +280,36 @@ def _fast_fields(params: list[tuple[str, Any, Any]]) -> list[_FastField] | None:
                 return None
             if type(default) is float and not math.isfinite(default):
                 return None
-        out.append((name, json_type, nullable, default))
+        out.append((name, found[0], nullable, default, found[1]))
     return out
+
+
+def _fast_type(ann: Any) -> tuple[str, Any] | None:
+    """(JSON type, marker) of a primitive or a marked string parameter, else None."""
+    if type(ann) is type:
+        json_type = _PRIMITIVES.get(ann)
+        return None if json_type is None else (json_type, None)
+    if typing.get_origin(ann) is typing.Annotated:
+        metadata = ann.__metadata__
+        if len(metadata) == 1 and _is_string_param(metadata[0]):
+            return "string", metadata[0]
+    return None
+
+
+def _is_string_param(obj: Any) -> bool:
+    """A marker that validates a string parameter itself (``toolwire.SafePath``): it gives a
+    pydantic-core schema (``core_schema()``) and its note for the description (``describe``)."""
+    return getattr(type(obj), "__toolwire_string_param__", False) is True
+
+
+def _string_param(ann: Any) -> Any:
+    """The string-parameter marker in ``ann`` (also inside ``Optional``), or None."""
+    origin = typing.get_origin(ann)
+    if origin is typing.Annotated:
+        return next((m for m in ann.__metadata__ if _is_string_param(m)), None)
+    if origin in _UNIONS:
+        return next((m for m in map(_string_param, typing.get_args(ann)) if m is not None), None)
+    return None
 
 
 def _fast_input_schema(fields: list[_FastField], doc: Docstring) -> dict[str, Any]:
@@ -288,9 +317,11 @@ def _fast_input_schema(fields: list[_FastField], doc: Docstring) -> dict[str, An
         return {"type": "object", "additionalProperties": False}
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for name, json_type, _, default in fields:
+    for name, json_type, _, default, marker in fields:
         prop: dict[str, Any] = {"type": json_type}
         description = doc.params.get(name)
+        if marker is not None:
+            description = marker.describe(description)
         if description:
             prop["description"] = description
         if default is _EMPTY:
@@ -315,15 +346,18 @@ def _fast_validator(fields: list[_FastField]) -> Validator:
         "boolean": cs.bool_schema,
     }
     typed: dict[str, Any] = {}
-    for name, json_type, nullable, default in fields:
-        schema = makers[json_type]()
+    for name, json_type, nullable, default, marker in fields:
+        schema = makers[json_type]() if marker is None else marker.core_schema()
         if nullable:
             schema = cs.nullable_schema(schema)
         if default is _EMPTY:
             typed[name] = cs.typed_dict_field(schema, required=True)
-        else:
+        else:  # a marker's default is validated too: a SafePath default becomes a Path
             typed[name] = cs.typed_dict_field(
-                cs.with_default_schema(schema, default=default), required=False
+                cs.with_default_schema(
+                    schema, default=default, validate_default=marker is not None
+                ),
+                required=False,
             )
     validate = SchemaValidator(cs.typed_dict_schema(typed)).validate_python
 
@@ -405,12 +439,18 @@ def _pydantic_input(
 
     fields: dict[str, Any] = {}
     renamed: dict[str, str] = {}  # model field name -> parameter name
+    markers: dict[str, Any] = {}  # parameter name -> its string-parameter marker (SafePath)
     taken = {p[0] for p in params}
     for index, (pname, ann, default) in enumerate(params):
         annotation = Any if ann is _EMPTY else pydantic_ready(ann)
         value = ... if default is _EMPTY else default
         described, aliased = _field_info_has(annotation, value)
         extra: dict[str, Any] = {}
+        marker = _string_param(annotation)
+        if marker is not None:
+            markers[pname] = marker
+            if default is not _EMPTY:
+                extra["validate_default"] = True
         if not described and doc.params.get(pname):
             extra["description"] = doc.params[pname]
         fname = pname
@@ -442,6 +482,10 @@ def _pydantic_input(
         schema = clean_schema(schema, for_input=True)
         if not schema.get("properties") and "$defs" not in schema:
             schema = {"type": "object", "additionalProperties": False}
+    for pname, marker in markers.items():  # the note survives a description of the author's
+        prop = schema.get("properties", {}).get(pname)
+        if isinstance(prop, dict):
+            prop["description"] = marker.describe(prop.get("description"))
     return schema, partial(_model_validator, model, renamed)
 
 

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from .content import text_result, to_result
 from .errors import RegistrationError, ToolError
+from .safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH, check_arguments, strip_control_json
 from .schema import FunctionSchema, InvalidArguments, function_schema
 
 logger = logging.getLogger("toolwire")
@@ -145,6 +146,9 @@ class Tool:
         sensitive: Iterable[str] = (),
         inject: tuple[type, ...] = (),
         schema_profile: Literal["portable", "pydantic"] = "portable",
+        max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
+        max_string_length: int | None = MAX_STRING_LENGTH,
+        strip_control_sequences: bool = False,
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
@@ -201,6 +205,12 @@ class Tool:
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.header_params = _header_params(self.name, self.schema.input_schema)
         self.definition = self._definition()
+        # Argument limits, checked before validation (see toolwire.safety.limits).
+        self.max_argument_depth = max_argument_depth
+        self.max_string_length = max_string_length
+        self._limited = max_argument_depth is not None or max_string_length is not None
+        # Results and error texts lose terminal control sequences (toolwire.safety.text).
+        self.strip_control_sequences = strip_control_sequences
 
     def _definition(self) -> JSON:
         """The tool as the newest revision describes it; shaping cuts it down per revision."""
@@ -251,7 +261,7 @@ class Tool:
             if on_timeout is not None:
                 on_timeout()
             return text_result(f"Tool '{self.name}' timed out after {deadline:g} s", is_error=True)
-        except Exception as exc:
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the call ends, not the server
             return self._failure(exc, mask_errors)
         if self.is_async:
             return self._result(outcome)
@@ -267,7 +277,7 @@ class Tool:
             return self._invalid(exc)
         try:
             value, elapsed = self._timed(kwargs)
-        except Exception as exc:
+        except BaseException as exc:  # even SystemExit: it would stop the event loop
             return self._failure(exc, mask_errors)
         if elapsed > DEMOTE_AFTER_S and self.blocking is None:
             self.inline = False
@@ -281,13 +291,16 @@ class Tool:
         return self._result(value)
 
     def _arguments(self, arguments: JSON, injected: Any) -> dict[str, Any]:
+        if self._limited:  # before validation: an oversized payload costs one cheap walk
+            check_arguments(arguments, self.max_argument_depth, self.max_string_length)
         kwargs = self.schema.validate(arguments)
         for param in self.schema.injected:
             kwargs[param] = injected
         return kwargs
 
     def _invalid(self, exc: InvalidArguments) -> JSON:
-        return text_result(f"Invalid arguments for tool '{self.name}': {exc}", is_error=True)
+        result = text_result(f"Invalid arguments for tool '{self.name}': {exc}", is_error=True)
+        return strip_control_json(result) if self.strip_control_sequences else result
 
     def _timed(self, kwargs: dict[str, Any]) -> tuple[Any, float]:
         start = perf_counter()
@@ -307,7 +320,8 @@ class Tool:
 
     def _result(self, value: Any) -> JSON:
         try:
-            return to_result(value, self.schema, structured=self.structured)
+            clean = strip_control_json if self.strip_control_sequences else None
+            return to_result(value, self.schema, structured=self.structured, clean=clean)
         except Exception as exc:  # the return value does not fit the declared output
             reference = os.urandom(4).hex()
             if self.schema.output_schema is not None:
@@ -322,7 +336,8 @@ class Tool:
             )
 
     def _failure(self, exc: BaseException, mask_errors: bool) -> JSON:
-        return failure_result(exc, self.name, self._source, mask_errors)
+        result = failure_result(exc, self.name, self._source, mask_errors)
+        return strip_control_json(result) if self.strip_control_sequences else result
 
 
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an RFC 9110 token
@@ -361,7 +376,7 @@ class _DeadlinePassed(Exception):
 
 async def _before(call: Awaitable[Any], deadline: float) -> Any:
     """Await ``call`` for at most ``deadline`` seconds; past it, cancel it and raise _DeadlinePassed."""
-    task = asyncio.ensure_future(call)
+    task = asyncio.ensure_future(_boxed(call))
     try:
         done, _ = await asyncio.wait({task}, timeout=deadline)
     except asyncio.CancelledError:
@@ -371,7 +386,19 @@ async def _before(call: Awaitable[Any], deadline: float) -> Any:
         task.cancel()
         await asyncio.wait({task}, timeout=1.0)  # let its finally blocks run
         raise _DeadlinePassed
-    return task.result()
+    ok, value = task.result()
+    if not ok:
+        raise value
+    return value
+
+
+async def _boxed(call: Awaitable[Any]) -> tuple[bool, Any]:
+    """``call``'s outcome, SystemExit and KeyboardInterrupt included as values: escaping a
+    task of its own, the event loop would re-raise them and stop."""
+    try:
+        return True, await call
+    except (SystemExit, KeyboardInterrupt) as exc:
+        return False, exc
 
 
 def failure_result(exc: BaseException, tool: str, source: str | None, mask_errors: bool) -> JSON:

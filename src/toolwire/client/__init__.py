@@ -2,6 +2,7 @@
 
 from .client import CallResult, Client
 from .host import Host
+from .oauth import OAuth
 from .sync import SyncClient
 
-__all__ = ["CallResult", "Client", "Host", "SyncClient"]
+__all__ = ["CallResult", "Client", "Host", "OAuth", "SyncClient"]

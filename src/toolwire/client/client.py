@@ -76,8 +76,9 @@ class Client:
     """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
     server object.
 
-    ``headers`` go on every HTTP request (authorization, say); ``cache_tools=True`` keeps the
-    tool list between :meth:`list_tools` calls (see there).
+    ``headers`` go on every HTTP request; ``auth`` authorizes HTTP requests: a bearer token
+    string, or :class:`~toolwire.client.oauth.OAuth` for the OAuth flow. ``cache_tools=True``
+    keeps the tool list between :meth:`list_tools` calls (see there).
     """
 
     def __init__(
@@ -97,6 +98,7 @@ class Client:
         log_handler: Callable[[JSON], Any] | None = None,
         log_level: str | None = None,
         headers: dict[str, str] | None = None,
+        auth: Any = None,
         cache_tools: bool = False,
     ) -> None:
         if protocol_version is not None and protocol_version not in REVISIONS:
@@ -135,6 +137,7 @@ class Client:
         self._dispatching = False
         self._tap = tap  # sees every message: tap("send" | "receive", data)
         self._http_headers = dict(headers or {})
+        self.auth = auth  # a bearer token or an OAuth (HTTP targets only)
         # list_tools cache: the tools, and the loop time they expire (None: until changed)
         self.cache_tools = cache_tools
         self._tools: list[JSON] | None = None
@@ -162,16 +165,21 @@ class Client:
 
     async def _open_transport(self) -> ClientTransport:
         target = self.target
+        http_target = isinstance(target, str) and target.startswith(("http://", "https://"))
+        if self.auth is not None and not http_target:
+            raise ClientError("auth= applies to http(s) URLs only")
         if hasattr(target, "connect") and not isinstance(target, (str, list, tuple)):
             from ..transports.memory import MemoryTransport
 
             memory = MemoryTransport(target)
             await memory.open()
             return memory
-        if isinstance(target, str) and target.startswith(("http://", "https://")):
+        if http_target:
             from ..transports.http_client import HttpClientTransport
 
-            http = HttpClientTransport(target, headers=self._http_headers, timeout=self.timeout)
+            http = HttpClientTransport(
+                target, headers=self._http_headers, timeout=self.timeout, auth=self.auth
+            )
             await http.open()
             return http
         command = shlex.split(target) if isinstance(target, str) else list(target)

@@ -12,7 +12,8 @@
         block = to_anthropic_content(result, tool_use_id)
 
 Each server is a :class:`~toolwire.client.Client` target (a command, a server object) or a
-``Client`` not yet connected; all connect concurrently.
+``Client`` not yet connected (``Client(url, auth=OAuth(...))`` for a server of its own
+authorization); all connect concurrently.
 
 Tool names shown to the model fit the strictest LLM APIs, ``^[A-Za-z0-9_-]{1,64}$``:
 
@@ -182,13 +183,15 @@ class Host:
         """Connect ``server`` again (after it crashed, say) and refresh the merged tool list."""
         old = self.clients[server]
         target = self._targets[server]
-        if isinstance(target, Client):
+        options = dict(self._client_options)
+        if isinstance(target, Client):  # keep the server's own authorization
+            options.setdefault("auth", target.auth)
             target = target.target
         if old in self._connected:
             self._connected.remove(old)
         with contextlib.suppress(Exception):
             await old.close()
-        fresh = Client(target, **self._client_options)
+        fresh = Client(target, **options)
         await fresh.connect()
         self.clients[server] = fresh
         self._connected.append(fresh)

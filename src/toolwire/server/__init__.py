@@ -1,7 +1,30 @@
-"""The server side: the decorator API, the request context and connections."""
+"""The server side: the decorator API, the request context and connections.
+
+``RateLimiter`` (:mod:`.limits`) and ``AuditLog`` (:mod:`.audit`) load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from .context import Context
 from .core import ServerCore
 from .server import Server
 
-__all__ = ["Context", "Server", "ServerCore"]
+if TYPE_CHECKING:
+    from .audit import AuditLog
+    from .limits import RateLimiter
+
+__all__ = ["AuditLog", "Context", "RateLimiter", "Server", "ServerCore"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RateLimiter":
+        from .limits import RateLimiter
+
+        return RateLimiter
+    if name == "AuditLog":
+        from .audit import AuditLog
+
+        return AuditLog
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..auth.tokens import AccessToken
 from ..errors import ToolError
 from ..protocol.revisions import Features
 from .inputs import (
@@ -86,7 +87,6 @@ class Context:
         self.progress_token: str | int | None = meta.get("progressToken")
         self.log_level = request.log_level
         self.meta: dict[str, Any] = meta
-        self.identity: Any = None
         self._cancelled = False
         self._answers = answers or {}
         self._asked = 0
@@ -108,6 +108,14 @@ class Context:
     def cancelled(self) -> bool:
         """True once the client cancelled the call or it timed out (sync tools poll this)."""
         return self._cancelled or self.request.cancelled
+
+    @property
+    def access_token(self) -> AccessToken | None:
+        """The caller's verified access token (subject, client, scopes, claims) when the
+        server authenticates its HTTP callers, else None. It never holds the raw bearer
+        token: a tool cannot forward it to another service (AU-21)."""
+        identity = self.request.identity
+        return identity if isinstance(identity, AccessToken) else None
 
     @property
     def request_context(self) -> Context:

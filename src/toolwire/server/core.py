@@ -13,7 +13,7 @@ import binascii
 import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__, jsonrpc
 from ..errors import RPCError
@@ -25,6 +25,10 @@ from .methods import METHODS
 from .middleware import Handler, Middleware, run_chain
 from .session import Request, ServerConnection
 from .workers import ThreadRunner
+
+if TYPE_CHECKING:
+    from .audit import AuditLog
+    from .limits import RateLimiter
 
 logger = logging.getLogger("toolwire")
 
@@ -80,12 +84,15 @@ class ServerCore:
         list_ttl_ms: int = 60_000,
         discover_ttl_ms: int = 3_600_000,
         shutdown_grace: float = 2.0,
+        max_message_bytes: int | None = None,
         tool_timeout: float | None = None,
         max_concurrent_calls: int = 256,
         lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
         middleware: Sequence[Middleware] = (),
         state_secret: bytes | None = None,
         auth: Any = None,
+        rate_limits: RateLimiter | None = None,
+        audit: AuditLog | bool | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -109,6 +116,8 @@ class ServerCore:
         self.list_ttl_ms = list_ttl_ms
         self.discover_ttl_ms = discover_ttl_ms
         self.shutdown_grace = shutdown_grace
+        # The largest message read (stdio line, HTTP body); None: each transport's default.
+        self.max_message_bytes = max_message_bytes
         self.tool_timeout = tool_timeout
         self.max_concurrent_calls = max_concurrent_calls
         self.runner = ThreadRunner(max_workers)
@@ -116,6 +125,21 @@ class ServerCore:
         self.signer = StateSigner(state_secret)
         # HTTP callers must bring a valid access token (toolwire.auth.ResourceServer).
         self.auth = auth
+        # Rate limits and the audit log wrap tools/call only, and only when configured.
+        self.rate_limits = rate_limits
+        self.audit: AuditLog | None = None
+        if audit is True:
+            from .audit import AuditLog
+
+            self.audit = AuditLog()
+        elif audit:
+            self.audit = audit
+        self._guard: Handler | None = None
+        if rate_limits is not None or self.audit is not None:
+            from .guard import CallGuard
+
+            self._guard = CallGuard(self, rate_limits, self.audit)
+            self.methods = {**self.methods, "tools/call": self._guard}
         self.lifespan = lifespan
         self.lifespan_context: Any = None
         self._lifespan_scope: AbstractAsyncContextManager[Any] | None = None
@@ -247,6 +271,8 @@ class ServerCore:
     def through_middleware(
         self, connection: ServerConnection, request: Request, handler: Handler
     ) -> Any:
+        if handler is self._guard:  # it runs the middleware itself, inside its own step
+            return handler(connection, request)
         return run_chain(self.middleware, connection, request, handler)
 
     # ------------------------------------------------------------ lifespan
@@ -269,6 +295,11 @@ class ServerCore:
             await scope.__aexit__(None, None, None)
         else:
             self._lifespan_scope = scope
+        if self._users == 0:
+            if self.rate_limits is not None:
+                await self.rate_limits.aclose()
+            if self.audit is not None:
+                self.audit.close()
 
     def forward_logging(
         self, logger: str | logging.Logger = "", level: int = logging.DEBUG
@@ -296,7 +327,11 @@ class ServerCore:
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve: ``"stdio"`` (default) until the client goes away, or ``"http"`` (Streamable
         HTTP with uvicorn: ``host="127.0.0.1"``, ``port=8000``, ``path="/mcp"`` and the
-        options of :meth:`http_app`) until stopped."""
+        options of :meth:`http_app`) until stopped.
+
+        ``SIGTERM`` or ``SIGINT`` stops either gracefully: no new requests, calls in flight
+        get ``shutdown_grace`` seconds to answer, the rest are cancelled, the lifespan is
+        left, and ``run()`` returns."""
         if transport == "stdio":
             from ..transports.stdio import run_stdio
 
@@ -316,28 +351,48 @@ class ServerCore:
         """
         from ..transports.http import HttpApp
 
+        if self.max_message_bytes is not None:
+            options.setdefault("max_body_bytes", self.max_message_bytes)
         return HttpApp(self, path=path, **options)
 
     def _run_http(
         self, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning", **options: Any
     ) -> None:
-        try:
-            import uvicorn
-        except ImportError:
-            raise RuntimeError("HTTP needs the http extra: pip install 'toolwire[http]'") from None
+        import importlib.util
+
+        if importlib.util.find_spec("uvicorn") is None:
+            raise RuntimeError("HTTP needs the http extra: pip install 'toolwire[http]'")
         if host not in ("127.0.0.1", "localhost", "::1") and "allowed_hosts" not in options:
             options["allowed_hosts"] = ["*"]  # not a local server: no DNS-rebinding host check
-        uvicorn.run(
-            self.http_app(**options), host=host, port=port, log_level=log_level, lifespan="on"
+        from ..transports.http_run import serve_uvicorn
+
+        serve_uvicorn(
+            self.http_app(**options),
+            host=host,
+            port=port,
+            log_level=log_level,
+            grace=self.shutdown_grace,
+            drain=self.drain_connections,
         )
 
+    async def drain_connections(self, grace: float) -> None:
+        """Stop every connection at once: listen streams end, calls in flight get ``grace``
+        seconds to answer, the rest are cancelled (a graceful shutdown's middle step)."""
+        connections = list(self._connections)
+        await asyncio.gather(*(connection.drain(grace) for connection in connections))
+
     async def run_stdio_async(self, **options: Any) -> None:
-        """Serve one client on stdin/stdout until stdin closes."""
+        """Serve one client on stdin/stdout until stdin closes (or SIGTERM/SIGINT)."""
         from ..transports.stdio import serve_stdio
 
+        if self.max_message_bytes is not None:
+            options.setdefault("max_message_bytes", self.max_message_bytes)
         await self.start()
         try:
             await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
         finally:
-            await self.stop()
+            from ..transports.stopping import signals_ignored
+
+            with signals_ignored(asyncio.get_running_loop()):  # the lifespan closes in peace
+                await self.stop()
             self.runner.shutdown()

@@ -20,8 +20,9 @@ def _ping(connection: ServerConnection, request: Request) -> JSON:
 
 def _set_level(connection: ServerConnection, request: Request) -> JSON:
     level = request.params.get("level")
-    if level not in LOG_RANK:
-        raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {level!r}")
+    if not isinstance(level, str) or level not in LOG_RANK:
+        shown = repr(level) if isinstance(level, str) else type(level).__name__
+        raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {shown}")
     connection.log_level = level
     return {}
 

@@ -25,6 +25,7 @@ from .. import jsonrpc
 from ..auth.tokens import covers
 from ..errors import RegistrationError, RPCError
 from ..protocol import shaping
+from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
 from ..tools import Tool
 from .context import Context, _current
 from .core import JSON, ServerCore, unknown_tool
@@ -41,6 +42,14 @@ class Server(ServerCore):
     schema_profile="portable", ...)``: ``mask_errors=False`` shows unexpected exceptions'
     details to the client (for development); ``schema_profile="pydantic"`` publishes
     pydantic's verbatim JSON Schemas instead of the portable ones.
+
+    Input limits and output cleaning (:mod:`toolwire.safety`), defaults for every tool,
+    each overridable by the tool option of the same name: a call whose arguments nest
+    deeper than ``max_argument_depth`` (32) levels or hold a string longer than
+    ``max_string_length`` (1,000,000) characters gets an ``isError`` result naming the
+    field, before any validation (None: no limit); ``strip_control_sequences=True``
+    removes terminal escape sequences and control characters from every string of every
+    result (off by default: it costs a scan of each string).
     """
 
     def __init__(
@@ -53,10 +62,19 @@ class Server(ServerCore):
         include_tags: Iterable[str] | None = None,
         exclude_tags: Iterable[str] = (),
         visibility: Callable[[Tool, Request], bool] | None = None,
+        max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
+        max_string_length: int | None = MAX_STRING_LENGTH,
+        strip_control_sequences: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(name, version, instructions, **options)
         self.schema_profile = schema_profile
+        # Defaults of the tools' own options of the same names (toolwire.safety).
+        self.tool_defaults: dict[str, Any] = {
+            "max_argument_depth": max_argument_depth,
+            "max_string_length": max_string_length,
+            "strip_control_sequences": strip_control_sequences,
+        }
         self.include_tags = frozenset(include_tags) if include_tags is not None else None
         self.exclude_tags = frozenset(exclude_tags)
         self.visibility = visibility
@@ -89,6 +107,9 @@ class Server(ServerCore):
         scopes: Iterable[str] = (),
         auth: Callable[[Any], bool] | None = None,
         sensitive: Iterable[str] = (),
+        max_argument_depth: int | None = ...,
+        max_string_length: int | None = ...,
+        strip_control_sequences: bool = ...,
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
@@ -107,6 +128,7 @@ class Server(ServerCore):
 
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> Tool:
         """Register ``fn`` (a function, async function, bound method or callable) as a tool."""
+        options = {**self.tool_defaults, **options}
         tool = Tool(fn, name=name, inject=(Context,), schema_profile=self.schema_profile, **options)
         if tool.name in self._tools:
             raise RegistrationError(f"A tool named {tool.name!r} is already registered")

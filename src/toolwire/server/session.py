@@ -47,6 +47,15 @@ LEGACY_ONLY = frozenset({"initialize", "ping", "logging/setLevel"})
 MODERN_ONLY = frozenset({"server/discover", "subscriptions/listen"})
 
 
+def _is_implementation(value: Any) -> bool:
+    """A client's ``Implementation`` (clientInfo): an object with name and version strings."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("name"), str)
+        and isinstance(value.get("version"), str)
+    )
+
+
 class Request:
     """What one request said about itself, in either era."""
 
@@ -96,6 +105,9 @@ class ServerConnection:
         self.client_info: JSON | None = None
         self.client_capabilities: JSON | None = None
         self.log_level: str | None = None
+        # Who is calling (an AccessToken), set by an authenticating transport before it
+        # feeds a message; copied into each Request made from that message.
+        self.identity: Any = None
         self.in_flight: dict[str | int, asyncio.Task[None]] = {}
         self._running: dict[str | int, Request] = {}  # the requests of in_flight, by id
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
@@ -151,8 +163,9 @@ class ServerConnection:
                 self._notification(message)
             except Exception:  # a notification is never answered, not even with an error
                 logger.exception("Failed to handle notification %r", message.get("method"))
-        else:  # a response to a request of ours; unknown ones are dropped
-            waiting = self._outgoing.get(message.get("id"))
+        else:  # a response to a request of ours (string ids); unknown ones are dropped
+            mid = message.get("id")
+            waiting = self._outgoing.get(mid) if isinstance(mid, str) else None
             if waiting is not None and not waiting.done():
                 waiting.set_result(message)
         return False
@@ -208,10 +221,13 @@ class ServerConnection:
         method = message["method"]
         params = message.get("params") or {}
         try:
+            if "_meta" in params and not isinstance(params["_meta"], dict):
+                raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "_meta" must be an object')
             if method == "initialize":
                 reply(jsonrpc.result_bytes(mid, self._initialize(params)))
                 return
             request = self._resolve(mid, method, params)
+            request.identity = self.identity
             handler = self.server.methods.get(method)
             if handler is None or method in (
                 LEGACY_ONLY if request.features.modern else MODERN_ONLY
@@ -268,6 +284,11 @@ class ServerConnection:
             meta = None
         version = meta.get(META_PROTOCOL_VERSION) if meta else None
         if version is not None and (version in MODERN_REVISIONS or self.features is None):
+            if not isinstance(version, str):
+                raise RPCError(
+                    jsonrpc.INVALID_PARAMS,
+                    f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] must be a string",
+                )
             if version not in MODERN_REVISIONS:
                 raise RPCError(
                     jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
@@ -281,11 +302,16 @@ class ServerConnection:
                     f"Invalid params: _meta[{META_CLIENT_CAPABILITIES!r}] is required and must be an object",
                 )
             level = meta.get(META_LOG_LEVEL)  # type: ignore[union-attr]
-            if level is not None and level not in LOG_RANK:
-                raise RPCError(
-                    jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {level!r}"
-                )
+            if META_LOG_LEVEL in meta and not (isinstance(level, str) and level in LOG_RANK):  # type: ignore[operator]
+                shown = repr(level) if isinstance(level, str) else type(level).__name__
+                raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown log level {shown}")
             info = meta.get(META_CLIENT_INFO)  # type: ignore[union-attr]
+            if META_CLIENT_INFO in meta and not _is_implementation(info):  # type: ignore[operator]
+                raise RPCError(
+                    jsonrpc.INVALID_PARAMS,
+                    f"Invalid params: _meta[{META_CLIENT_INFO!r}] must be an object with "
+                    "name and version strings",
+                )
             return Request(mid, method, params, FEATURES[version], meta, capabilities, info, level)
         if self.features is not None:
             return Request(
@@ -309,6 +335,17 @@ class ServerConnection:
         )
 
     def _initialize(self, params: JSON) -> JSON:
+        info = params.get("clientInfo")
+        if not (  # what every revision's InitializeRequest requires (LC-02)
+            isinstance(params.get("protocolVersion"), str)
+            and isinstance(params.get("capabilities"), dict)
+            and _is_implementation(info)
+        ):
+            raise RPCError(
+                jsonrpc.INVALID_PARAMS,
+                "Invalid params: initialize needs a protocolVersion string, a capabilities "
+                "object and a clientInfo object with name and version strings",
+            )
         features = FEATURES[negotiate_legacy(params.get("protocolVersion"))]
         self.features = features
         capabilities = params.get("capabilities")

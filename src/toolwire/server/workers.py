@@ -5,6 +5,24 @@ call. Here results travel back in batches: a worker appends to a deque and wakes
 loop only if no wake-up is already pending, so a burst of pipelined calls costs one
 wake-up, not one per call. Threads start on demand, up to ``max_workers``; beyond that
 calls queue.
+
+Faults stay inside the call that caused them:
+
+* Whatever a call raises comes back to the coroutine awaiting it. A ``BaseException``
+  that is not an ``Exception`` (``SystemExit``, ``KeyboardInterrupt``, a stray
+  ``asyncio.CancelledError``, a library's own) arrives as :class:`AbortedCall`: raised
+  as it is, it would stop the event loop (``SystemExit``, ``KeyboardInterrupt``) or pass
+  for a cancellation of the awaiting task.
+* An exception raised *into* a worker from outside (``PyThreadState_SetAsyncExc``, as
+  thread-killing timeout helpers do, possibly after the call it aimed at has returned)
+  never ends the worker: the call it interrupted gets :class:`AbortedCall` and the worker
+  takes the next one.
+* A call given up on while it still runs (its timeout passed, the client cancelled it)
+  keeps its thread busy, and nothing can stop a sync function from outside; the pool
+  grows by one thread (at most ``max_workers`` more in all) so that stuck calls do not
+  starve the others. The extra thread leaves once the stuck call returns.
+* Workers are daemon threads: a call that never returns does not keep the process
+  alive at exit.
 """
 
 from __future__ import annotations
@@ -12,11 +30,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import itertools
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable
 from queue import SimpleQueue
 from typing import Any
+
+logger = logging.getLogger("toolwire")
+
+
+class AbortedCall(Exception):
+    """A sync call ended by a ``BaseException`` that is not an ``Exception``; the original
+    is the ``__cause__``. Tools report it like any unexpected error (masked, with a
+    reference in the log)."""
+
+
+def _aborted(exc: BaseException) -> AbortedCall:
+    text = str(exc)
+    aborted = AbortedCall(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+    aborted.__cause__ = exc
+    return aborted
 
 
 class _Inbox:
@@ -34,12 +69,24 @@ class _Inbox:
         done = self.done
         while done:
             future, ok, value = done.popleft()
-            if future.cancelled():
+            if future.done():  # cancelled, or already failed by an interrupted worker
                 continue
             if ok:
                 future.set_result(value)
             else:
                 future.set_exception(value)
+
+    def hand_back(self, outcome: tuple[asyncio.Future[Any], bool, Any], force: bool) -> None:
+        """Queue an outcome (from a worker) and wake the loop unless a wake-up is pending;
+        ``force`` wakes it regardless (after an interruption the flag cannot be trusted)."""
+        self.done.append(outcome)
+        if force or not self.wakeup_pending:
+            self.wakeup_pending = True
+            loop = self.loop
+            if not loop.is_closed():
+                # RuntimeError: the loop closed meanwhile, nobody is waiting
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self.deliver)
 
 
 _Job = tuple[asyncio.Future[Any], Callable[..., Any], dict[str, Any], contextvars.Context, _Inbox]
@@ -56,10 +103,17 @@ class ThreadRunner:
         self.max_workers = max_workers
         self._jobs: SimpleQueue[_Job | None] = SimpleQueue()
         self._threads: list[threading.Thread] = []
+        self._names = itertools.count()
         self._idle = 0  # workers waiting for a job
         self._unclaimed = 0  # jobs queued that no worker has taken yet
+        self._running: dict[asyncio.Future[Any], None] = {}  # jobs a worker is running
+        self._abandoned: set[asyncio.Future[Any]] = set()  # ...that nobody waits for any more
         self._inbox: _Inbox | None = None
         self._lock = threading.Lock()
+
+    def _capacity(self) -> int:
+        """Threads allowed now: stuck calls that were given up on do not count."""
+        return self.max_workers + min(len(self._abandoned), self.max_workers)
 
     def submit(self, fn: Callable[..., Any], kwargs: dict[str, Any]) -> asyncio.Future[Any]:
         """Run ``fn(**kwargs)`` on a worker; the future resolves on the calling loop."""
@@ -70,52 +124,126 @@ class ThreadRunner:
         future: asyncio.Future[Any] = loop.create_future()
         with self._lock:
             self._unclaimed += 1
-            short = self._unclaimed > self._idle and len(self._threads) < self.max_workers
+            short = self._unclaimed > self._idle and len(self._threads) < self._capacity()
         self._jobs.put((future, fn, kwargs, contextvars.copy_context(), inbox))
         if short:  # every waiting worker already has a job coming: start one more
             self._start_worker()
         return future
 
     async def run(self, fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-        return await self.submit(fn, kwargs)
+        future = self.submit(fn, kwargs)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._abandon(future)
+            raise
+
+    def _abandon(self, future: asyncio.Future[Any]) -> None:
+        """The caller gave up on a call: if a worker is still running it, add a thread."""
+        with self._lock:
+            if future not in self._running:  # finished, or never started (then skipped)
+                return
+            self._abandoned.add(future)
+            short = self._unclaimed > self._idle and len(self._threads) < self._capacity()
+        logger.warning(
+            "A sync tool call was given up while its thread still runs it "
+            "(sync code cannot be interrupted; it should check ctx.cancelled)"
+        )
+        if short:
+            self._start_worker()
 
     def _start_worker(self) -> None:
         thread = threading.Thread(
-            target=self._work, name=f"toolwire-worker-{len(self._threads)}", daemon=True
+            target=self._work, name=f"toolwire-worker-{next(self._names)}", daemon=True
         )
-        self._threads.append(thread)
+        with self._lock:
+            self._threads.append(thread)
         thread.start()
 
+    # ------------------------------------------------------------ the worker side
+
     def _work(self) -> None:
-        jobs = self._jobs
+        """A worker's life: run jobs until told to stop. Nothing raised into it ends it."""
+        idle = [False]  # whether this worker is counted in _idle (kept across restarts)
         while True:
-            with self._lock:
-                self._idle += 1
-            job = jobs.get()
-            with self._lock:
-                self._idle -= 1
-                if job is not None:
-                    self._unclaimed -= 1
-            if job is None:
-                return
-            future, fn, kwargs, context, inbox = job
             try:
-                outcome = (future, True, context.run(fn, **kwargs))
-            except BaseException as exc:  # handed to the awaiting task
-                outcome = (future, False, exc)
-            inbox.done.append(outcome)
-            del job, future, outcome
-            if not inbox.wakeup_pending:
-                inbox.wakeup_pending = True
-                loop = inbox.loop
-                if not loop.is_closed():
-                    # RuntimeError: the loop closed meanwhile, nobody is waiting
-                    with contextlib.suppress(RuntimeError):
-                        loop.call_soon_threadsafe(inbox.deliver)
-            del inbox
+                self._take_jobs(idle)
+                return
+            except BaseException:  # raised into the thread between calls, by no call
+                logger.error("A worker thread was interrupted between calls", exc_info=True)
+
+    def _take_jobs(self, idle: list[bool]) -> None:
+        # An exception raised into a thread strikes only at a call or a loop jump: each count
+        # changes together with its flag, and ``_running`` by subscript, with no call in
+        # between, so no single strike can leave them disagreeing.
+        lock = self._lock
+        running = self._running
+        with lock:
+            if not idle[0]:
+                self._idle += 1
+                idle[0] = True
+        # ``for`` binds the job as ``get`` returns it: a job taken is never lost.
+        for job in iter(self._jobs.get, None):
+            future = job[0]
+            claimed = False
+            try:
+                try:
+                    with lock:
+                        self._idle -= 1
+                        idle[0] = False
+                        self._unclaimed -= 1
+                        claimed = True
+                        running[future] = None
+                    self._call(job)
+                except BaseException as exc:  # raised into the thread around the call
+                    job[4].hand_back((future, False, _aborted(exc)), force=True)
+                    if not claimed:
+                        with lock:
+                            if idle[0]:
+                                self._idle -= 1
+                                idle[0] = False
+                            self._unclaimed -= 1
+                    logger.error("A worker thread was interrupted around a call", exc_info=exc)
+            finally:
+                with lock:
+                    if future in running:
+                        del running[future]
+                    leave = future in self._abandoned and self._retire(future)
+                    if not leave and not idle[0]:
+                        self._idle += 1
+                        idle[0] = True
+            del job, future
+            if leave:
+                return
+        with lock:  # told to stop
+            if idle[0]:
+                self._idle -= 1
+                idle[0] = False
+
+    def _retire(self, future: asyncio.Future[Any]) -> bool:
+        """An abandoned call returned (lock held): True if its stand-in thread should go."""
+        self._abandoned.discard(future)
+        me = threading.current_thread()
+        if len(self._threads) > self._capacity() and me in self._threads:
+            self._threads.remove(me)
+            return True
+        return False
+
+    def _call(self, job: _Job) -> None:
+        future, fn, kwargs, context, inbox = job
+        if future.done():  # cancelled while it waited for a thread: nobody wants it
+            return
+        try:
+            outcome = (future, True, context.run(fn, **kwargs))
+        except Exception as exc:  # handed to the awaiting task
+            outcome = (future, False, exc)
+        except BaseException as exc:  # SystemExit & co. must not reach the event loop
+            outcome = (future, False, _aborted(exc))
+        inbox.hand_back(outcome, force=False)
 
     def shutdown(self) -> None:
         """Let idle workers exit; running calls finish on their own (threads are daemons)."""
-        for _ in self._threads:
+        with self._lock:
+            threads, self._threads = self._threads, []
+        for _ in threads:
             self._jobs.put(None)
-        self._threads.clear()

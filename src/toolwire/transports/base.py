@@ -18,6 +18,7 @@ class Connection(Protocol):
 
     route: Callable[[str | int | None, bytes], None] | None
     in_flight: dict[str | int, Any]  # requests still being answered
+    identity: Any  # the authenticated caller of the messages fed next (HTTP with auth)
 
     def send_related(self, related: str | int | None, data: bytes) -> None: ...
 

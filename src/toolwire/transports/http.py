@@ -10,7 +10,9 @@
 A request is answered with plain JSON when its answer is all there is to send, and with
 SSE as soon as something else (progress, a log line, a question for the user) has to go
 out first. Safety is on by default: ``Host`` and ``Origin`` are checked against DNS
-rebinding, bodies are bounded, and open streams are counted.
+rebinding, bodies are bounded, and open streams are counted. With a resource server
+configured (``Server(..., auth=ResourceServer(...))``) its metadata is served and every
+request must bring a bearer token (:mod:`.http_auth`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from .http_asgi import (
     settle,
     until,
 )
+from .http_auth import MetadataDocument, authenticate, owner_of
 from .http_guard import Guard, Rejection
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
@@ -76,7 +79,9 @@ class HttpApp:
     servers; ``["*"]`` to accept any); ``max_body_bytes``; ``max_streams`` open at once;
     ``retry_ms`` for SSE reconnects; ``body_timeout`` for slow uploads; ``session_idle``
     seconds after which a session nobody used is forgotten (a later request gets 404 and
-    the client initializes again, HT-24); ``store`` to share sessions between workers.
+    the client initializes again, HT-24); ``store`` to share sessions between workers;
+    ``auth`` (default: the server's own ``auth``), a :class:`~toolwire.auth.ResourceServer`
+    whose metadata is served and whose tokens every request must bring.
     """
 
     def __init__(
@@ -94,8 +99,11 @@ class HttpApp:
         body_timeout: float = 30.0,
         session_idle: float = 3600.0,
         store: SessionStore | None = None,
+        auth: Any = None,
     ) -> None:
         self.server = server
+        self.auth = auth if auth is not None else getattr(server, "auth", None)
+        self.metadata = MetadataDocument(self.auth) if self.auth is not None else None
         self.store: SessionStore = store or MemoryStore()
         self.path = path.rstrip("/") or "/"
         self.json_response = json_response
@@ -123,18 +131,24 @@ class HttpApp:
         if root and path.startswith(root):  # mounted under a prefix (Starlette's Mount)
             path = path[len(root) :]
         if (path.rstrip("/") or "/") != self.path:
+            if self.metadata is not None and scope["path"] in self.metadata.paths:
+                await self.metadata.serve(scope["method"], send)
+                return
             await plain(send, 404, b"Not Found")
             return
         headers = request_headers(scope)
         try:
             self.guard.check(headers)
             method = scope["method"]
+            identity = None
+            if self.auth is not None and method in ("POST", "GET", "DELETE"):
+                identity = await authenticate(self.auth, headers)  # before any body (SB-02)
             if method == "POST":
-                await self._post(headers, receive, send)
+                await self._post(headers, receive, send, identity)
             elif method == "GET":
-                await self._get(headers, receive, send)
+                await self._get(headers, receive, send, identity)
             elif method == "DELETE":
-                await self._delete(headers, send)
+                await self._delete(headers, send, identity)
             else:
                 raise Rejection(
                     405, "Method Not Allowed", headers=[(b"allow", b"GET, POST, DELETE")]
@@ -156,6 +170,8 @@ class HttpApp:
                 if self._publish_change in self.server.change_hooks:
                     self.server.change_hooks.remove(self._publish_change)
                 await self.store.close()
+                if self.auth is not None and hasattr(self.auth, "aclose"):
+                    await self.auth.aclose()
                 await self.server.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
@@ -174,7 +190,9 @@ class HttpApp:
 
     # ------------------------------------------------------------ POST
 
-    async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+    async def _post(
+        self, headers: dict[str, str], receive: Receive, send: Send, identity: Any
+    ) -> None:
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
             raise Rejection(415, "Content-Type must be application/json")
@@ -191,9 +209,13 @@ class HttpApp:
             if not wants_json:
                 raise Rejection(406, "This endpoint answers with application/json only")
         if is_modern(message, headers):
-            await self._post_modern(message, headers, receive, send, wants_json, wants_sse)
+            await self._post_modern(
+                message, headers, receive, send, wants_json, wants_sse, identity
+            )
         else:
-            await self._post_legacy(message, body, headers, receive, send, wants_json, wants_sse)
+            await self._post_legacy(
+                message, body, headers, receive, send, wants_json, wants_sse, identity
+            )
 
     async def _body(self, receive: Receive) -> bytes:
         async def read() -> bytes:
@@ -226,6 +248,7 @@ class HttpApp:
         send: Send,
         wants_json: bool,
         wants_sse: bool,
+        identity: Any,
     ) -> None:
         check_mirrored_headers(message, headers, self.server.header_params)
         if "id" not in message:  # a notification: nothing to do statelessly
@@ -237,6 +260,7 @@ class HttpApp:
         reply = Reply(stream, message["id"])
         connection = self.server.connect(reply.related)
         connection.route = lambda _related, data: reply.related(data)
+        connection.identity = identity
         connection.feed_message(message, reply.final)
         try:
             await self._answer(stream, reply, receive, send, wants_json, wants_sse, resumable=False)
@@ -256,14 +280,16 @@ class HttpApp:
         send: Send,
         wants_json: bool,
         wants_sse: bool,
+        identity: Any,
     ) -> None:
         if isinstance(message, dict) and message.get("method") == "initialize":
-            await self._initialize(message, send)
+            await self._initialize(message, send, identity)
             return
-        session = await self._session(headers)
+        session = await self._session(headers, identity)
         kind = kind_of(message)
         if kind != "request":  # a batch, a notification, a response, or something invalid
             answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+            session.connection.identity = identity  # feeding is synchronous: no one else's
             answered = session.connection.feed(body, settle(answer))
             data = await answer if answered else b""
             if self.stateless:  # nothing outlives a stateless request
@@ -278,6 +304,7 @@ class HttpApp:
         reply = Reply(stream, message["id"])
         session.replies[message["id"]] = reply
         try:
+            session.connection.identity = identity
             session.connection.feed_message(message, reply.final)
             await self._answer(
                 stream,
@@ -299,9 +326,10 @@ class HttpApp:
         if message.get("method") == "logging/setLevel" and self.store.shared and not self.stateless:
             await self.store.save_session(session.id, session.state())
 
-    async def _initialize(self, message: JSON, send: Send) -> None:
+    async def _initialize(self, message: JSON, send: Send, identity: Any) -> None:
         if self.stateless:
             connection = self.server.connect(_ignore)
+            connection.identity = identity
             answer: list[bytes] = []
             connection.feed_message(message, answer.append)
             connection.close()
@@ -309,6 +337,9 @@ class HttpApp:
             return
         self._forget_idle_sessions()
         session = Session(self.server.connect, self.store, secrets.token_urlsafe(24))
+        if self.auth is not None:  # the session belongs to whoever opened it (SB-03)
+            session.owner = owner_of(identity)
+            session.connection.identity = identity
         answer = []
         session.connection.feed_message(message, answer.append)
         result = orjson.loads(answer[0]).get("result") or {}
@@ -318,7 +349,7 @@ class HttpApp:
             await self.store.save_session(session.id, session.state())
         await json_answer(send, 200, answer[0], session.id)
 
-    async def _session(self, headers: dict[str, str]) -> Session:
+    async def _session(self, headers: dict[str, str], identity: Any) -> Session:
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in LEGACY_REVISIONS:
             raise Rejection.rpc(
@@ -344,7 +375,8 @@ class HttpApp:
                         self.server.connect, self.store, session_id
                     )
                 session.restore(state)
-        if session is None:
+        if session is None or (self.auth is not None and session.owner != owner_of(identity)):
+            # someone else's session is, to this caller, no session at all (SB-03)
             raise Rejection.rpc(404, RPCError(jsonrpc.INVALID_REQUEST, "Session not found"))
         session.last_used = asyncio.get_running_loop().time()
         return session
@@ -456,12 +488,14 @@ class HttpApp:
 
     # ------------------------------------------------------------ GET and DELETE
 
-    async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+    async def _get(
+        self, headers: dict[str, str], receive: Receive, send: Send, identity: Any
+    ) -> None:
         if self.stateless:
             raise Rejection(405, "This endpoint keeps no streams", headers=[(b"allow", b"POST")])
         if "text/event-stream" not in headers.get("accept", ""):
             raise Rejection(406, "GET needs Accept: text/event-stream")
-        session = await self._session(headers)
+        session = await self._session(headers, identity)
         last = headers.get("last-event-id")
         if last is not None:  # resume one stream after its last event the client saw
             parsed = parse_event_id(last)
@@ -517,10 +551,10 @@ class HttpApp:
         finally:
             copier.cancel()
 
-    async def _delete(self, headers: dict[str, str], send: Send) -> None:
+    async def _delete(self, headers: dict[str, str], send: Send, identity: Any) -> None:
         if self.stateless:
             raise Rejection(405, "This endpoint keeps no sessions", headers=[(b"allow", b"POST")])
-        session = await self._session(headers)
+        session = await self._session(headers, identity)
         self.sessions.pop(session.id, None)
         await self.store.drop_session(session.id)
         await session.connection.drain(0.0)

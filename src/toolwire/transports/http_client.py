@@ -13,6 +13,12 @@ is worked out here, by reading the outgoing message:
   a ``notifications/cancelled`` is not posted — the request's response stream is closed,
   which is how a stateless server learns of it.
 
+``auth`` puts ``Authorization: Bearer`` on every request (AU-17): a fixed token, or an
+object with the :class:`HttpAuth` calls (``toolwire.client.oauth.OAuth``), which is asked
+what to do when the server answers 401 or 403; the request is then sent again, a few times
+at most. An authorization that fails on a 401 ends the connection (nothing more can be
+asked of the server); one that fails on a 403 fails that request only.
+
 ``httpx`` is imported when the transport is opened: ``pip install 'toolwire[http]'``.
 """
 
@@ -23,6 +29,7 @@ import base64
 import contextlib
 import functools
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -31,6 +38,13 @@ from .. import jsonrpc
 from ..errors import ClientError, RPCError
 from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
 from .base import QueueReceiver
+from .http_client_auth import (
+    MAX_AUTH_RETRIES,
+    AuthFailed,
+    HttpAuth,
+    answer_challenge,
+    authorize_request,
+)
 
 logger = logging.getLogger("toolwire.client")
 
@@ -61,11 +75,14 @@ class HttpClientTransport(QueueReceiver):
         *,
         headers: dict[str, str] | None = None,
         timeout: float = 60.0,
+        auth: str | HttpAuth | None = None,
     ) -> None:
         super().__init__()
         self.url = url
         self.extra_headers = dict(headers or {})
         self.timeout = timeout
+        self.auth = auth
+        self.ended_reason: str | None = None
         self.session_id: str | None = None
         self.protocol_version: str | None = None  # the legacy revision negotiated
         self._http: Any = None
@@ -125,7 +142,9 @@ class HttpClientTransport(QueueReceiver):
         if self._http is not None:
             if self.session_id is not None:  # end the session politely (HT-23)
                 with contextlib.suppress(Exception):
-                    await self._http.delete(self.url, headers=self._headers(None))
+                    headers = self._headers(None)
+                    await self._authorization(headers)
+                    await self._http.delete(self.url, headers=headers)
             await self._http.aclose()
             self._http = None
         self.end()
@@ -182,6 +201,8 @@ class HttpClientTransport(QueueReceiver):
             raise
         except _SessionExpired:
             self._fail(mid, "The server forgot the session again after a new initialize")
+        except AuthFailed as exc:
+            self._auth_failed(mid, exc)
         except Exception as exc:  # the connection failed: the request must not hang
             logger.debug("HTTP request failed", exc_info=True)
             self._fail(mid, f"HTTP request failed: {exc}")
@@ -191,6 +212,40 @@ class HttpClientTransport(QueueReceiver):
             error = RPCError(jsonrpc.INTERNAL_ERROR, text)
             self.deliver(jsonrpc.error_bytes(mid, error))
 
+    def _auth_failed(self, mid: Any, exc: AuthFailed) -> None:
+        logger.warning("Authorization failed: %s", exc)
+        if exc.fatal:  # the server will not talk to us at all
+            self.ended_reason = f"authorization failed: {exc}"
+            self.end()
+        else:
+            self._fail(mid, f"Authorization failed: {exc}")
+
+    # ------------------------------------------------------------ authorization
+
+    async def _authorization(self, headers: dict[str, str]) -> str | None:
+        """Put the ``Authorization`` header in ``headers``; returns its value."""
+        if self.auth is None:
+            return None
+        return await authorize_request(self.auth, self.url, self._http, headers)
+
+    @contextlib.asynccontextmanager
+    async def _open(
+        self, method: str, headers: dict[str, str], content: bytes | None = None
+    ) -> AsyncIterator[Any]:
+        """The streamed response to a request, sent again after a 401/403 the authorization
+        scheme could answer."""
+        for attempt in range(MAX_AUTH_RETRIES + 1):
+            sent = await self._authorization(headers)
+            async with self._http.stream(
+                method, self.url, content=content, headers=headers
+            ) as response:
+                if attempt < MAX_AUTH_RETRIES and await answer_challenge(
+                    self.auth, self.url, self._http, response, sent, attempt
+                ):
+                    continue
+                yield response
+                return
+
     async def _exchange(
         self, data: bytes, message: JSON | None, mid: Any, *, retry: bool = True
     ) -> None:
@@ -199,7 +254,7 @@ class HttpClientTransport(QueueReceiver):
         if is_initialize:
             headers.pop("Mcp-Session-Id", None)
             headers.pop("MCP-Protocol-Version", None)
-        async with self._http.stream("POST", self.url, content=data, headers=headers) as response:
+        async with self._open("POST", headers, data) as response:
             expired = response.status_code == 404 and self.session_id is not None
             if expired and retry and not is_initialize:
                 raise _SessionExpired
@@ -219,13 +274,17 @@ class HttpClientTransport(QueueReceiver):
             return
         body = await response.aread()
         if kind == "application/json" and body:
-            self._take(body, remember)
-            if mid is None or status < 300:
+            if status < 300:
+                self._take(body, remember)
                 return
+            # an error status: its body answers the request only if it is JSON-RPC (an
+            # OAuth error document, say, is not a message)
             with contextlib.suppress(orjson.JSONDecodeError):
                 answer = orjson.loads(body)
-                if isinstance(answer, dict) and answer.get("id") == mid:
-                    return
+                if isinstance(answer, dict) and answer.get("jsonrpc") == "2.0":
+                    self._take(body, remember)
+                    if mid is None or answer.get("id") == mid:
+                        return
         if mid is not None:
             text = body.decode(errors="replace").strip()[:200]
             self._fail(mid, f"HTTP {status}" + (f": {text}" if text else ""))
@@ -300,13 +359,16 @@ class HttpClientTransport(QueueReceiver):
                 self._listener.cancel()
                 self._listener = None
             headers = {"Accept": ACCEPT, "Content-Type": "application/json", **self.extra_headers}
+            await self._authorization(headers)
             body = orjson.dumps(self._initialize)
             response = await self._http.post(self.url, content=body, headers=headers)
             if response.status_code != 200 or not response.headers.get("mcp-session-id"):
                 raise _SessionExpired
             self.session_id = response.headers["mcp-session-id"]
             initialized = jsonrpc.notification_bytes("notifications/initialized", None)
-            await self._http.post(self.url, content=initialized, headers=self._headers(None))
+            headers = self._headers(None)
+            await self._authorization(headers)
+            await self._http.post(self.url, content=initialized, headers=headers)
             self._listen()
 
     async def _cancel(self, message: JSON, data: bytes) -> None:
@@ -330,7 +392,7 @@ class HttpClientTransport(QueueReceiver):
         headers["Accept"] = "text/event-stream"
         headers.pop("Content-Type", None)
         try:
-            async with self._http.stream("GET", self.url, headers=headers) as response:
+            async with self._open("GET", headers) as response:
                 if response.status_code != 200:  # 405: the server keeps no such stream
                     await response.aread()
                     return
@@ -338,6 +400,8 @@ class HttpClientTransport(QueueReceiver):
                     self.deliver(data)
         except asyncio.CancelledError:
             raise
+        except AuthFailed as exc:
+            self._auth_failed(None, exc)
         except Exception:
             logger.debug("The GET stream ended", exc_info=True)
 
@@ -347,14 +411,14 @@ async def _events(response: Any) -> Any:
     lines: list[str] = []
     async for line in response.aiter_lines():
         if line == "":
-            if lines:
+            if any(lines):  # an event whose data is empty (a priming event) is not dispatched
                 yield "\n".join(lines).encode()
-                lines = []
+            lines = []
             continue
         if line.startswith(":"):
             continue
         field, _, value = line.partition(":")
         if field == "data":
             lines.append(value[1:] if value.startswith(" ") else value)
-    if lines:
+    if any(lines):
         yield "\n".join(lines).encode()

@@ -57,14 +57,19 @@ def check_mirrored_headers(
     params = message.get("params")
     if not isinstance(params, dict):
         params = {}
-    version = (params.get("_meta") or {}).get(META_PROTOCOL_VERSION)
+    meta = params.get("_meta")
+    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    method = message.get("method")
     problems = []
     if version is not None and headers.get("mcp-protocol-version") != version:
         problems.append("MCP-Protocol-Version")  # (no version in the body: -32602 follows)
-    if headers.get("mcp-method") != message.get("method"):
+    if not _same_value(headers.get("mcp-method"), method):
         problems.append("Mcp-Method")
-    if message.get("method") in NAMED_METHODS and headers.get("mcp-name") != params.get(
-        "name", params.get("uri")
+    name = params.get("name", params.get("uri"))
+    if (
+        isinstance(method, str)
+        and method in NAMED_METHODS
+        and not _same_value(headers.get("mcp-name"), name)
     ):
         problems.append("Mcp-Name")
     if message.get("method") == "tools/call" and isinstance(params.get("name"), str):
@@ -106,9 +111,15 @@ def _same_value(header: str | None, value: Any) -> bool:
 
 
 def kind_of(message: Any) -> str:
+    """A request is answered on its own stream, keyed by its id: so only with an id that can
+    be one (anything else is answered as an invalid message)."""
     if isinstance(message, list):
         return "batch"
-    if isinstance(message, dict) and "method" in message and "id" in message:
+    if (
+        isinstance(message, dict)
+        and "method" in message
+        and jsonrpc.request_id(message) is not None
+    ):
         return "request"
     return "other"
 

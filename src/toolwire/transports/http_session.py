@@ -47,6 +47,7 @@ class Session:
         self._tag = secrets.token_hex(3)  # stream ids stay unique across worker processes
         self.standalone = self._new_stream()
         self.standalone_open = 0  # readers of the GET stream, a resumed one included
+        self.owner: list[str | None] | None = None  # who opened it, when callers authenticate
         self.connection = connect(self.unrelated)
         self.connection.route = self.route
 
@@ -58,6 +59,7 @@ class Session:
             "capabilities": connection.client_capabilities,
             "client_info": connection.client_info,
             "log_level": connection.log_level,
+            "owner": self.owner,
         }
 
     def pin(self, version: str) -> None:
@@ -73,6 +75,7 @@ class Session:
         connection.client_capabilities = state.get("capabilities") or {}
         connection.client_info = state.get("client_info")
         connection.log_level = state.get("log_level")
+        self.owner = state.get("owner")
 
     def _new_stream(self) -> Stream:
         self._counter += 1

@@ -5,6 +5,10 @@ is pointed at stderr, so ``print()`` in a tool or a library — even from C code
 up on stderr, and protocol messages go out through a private duplicate of the original
 descriptor. Lines are split in ``data_received`` (no per-line await), and answers are
 written in one go per event-loop pass.
+
+The server stops when stdin ends or on ``SIGTERM``/``SIGINT`` (see :mod:`.stopping`): calls
+in flight get ``grace`` seconds to answer, the rest are cancelled and never answered. A
+client that went away mid-call costs nothing more: answers to a closed pipe are dropped.
 """
 
 from __future__ import annotations
@@ -14,12 +18,14 @@ import contextlib
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 from .. import jsonrpc
 from ..errors import RPCError
 from .base import Connect, Connection
+from .stopping import run_to_the_end, stop_signals
 
 logger = logging.getLogger("toolwire")
 
@@ -120,7 +126,10 @@ class _ThreadWriter:
         self.file = os.fdopen(fd, "wb", buffering=0)
 
     def write(self, data: bytes) -> None:
-        self.file.write(data)
+        try:
+            self.file.write(data)
+        except OSError:  # the reader is gone (a closed terminal): nobody to answer any more
+            self.file.close()
 
     def is_closing(self) -> bool:
         return self.file.closed
@@ -160,7 +169,7 @@ def run_stdio(serve: Callable[..., Coroutine[Any, Any, None]], **options: Any) -
     event loop, with stdout protected before the loop exists."""
     _quiet_logging_default()
     with protected_stdout() as protocol_fd:
-        asyncio.run(serve(protocol_fd=protocol_fd, **options))
+        run_to_the_end(serve(protocol_fd=protocol_fd, **options))
 
 
 async def serve_stdio(
@@ -170,11 +179,13 @@ async def serve_stdio(
     max_message_bytes: int = MAX_MESSAGE_BYTES,
     protocol_fd: int | None = None,
 ) -> None:
-    """Serve one connection on this process's stdin/stdout until stdin closes.
+    """Serve one connection on this process's stdin/stdout until stdin closes or a
+    ``SIGTERM``/``SIGINT`` arrives.
 
     ``connect(send)`` opens the server side of the connection; calls still running when
-    stdin closes get ``grace`` seconds to answer. ``protocol_fd`` is the descriptor for
-    protocol output when the caller already protected stdout (see :func:`run_stdio`).
+    serving ends get ``grace`` seconds to answer (a second signal cuts that short).
+    ``protocol_fd`` is the descriptor for protocol output when the caller already
+    protected stdout (see :func:`run_stdio`).
     """
     if protocol_fd is None:
         _quiet_logging_default()
@@ -196,30 +207,63 @@ async def _serve(connect: Connect, out_fd: int, grace: float, max_message_bytes:
     writer = _Writer(loop, write_transport)
     connection = connect(writer.send)
     eof: asyncio.Future[None] = loop.create_future()
+    stopped = threading.Event()  # no more requests are read
     try:
         read_transport, _ = await loop.connect_read_pipe(
             lambda: _LineProtocol(connection, eof, max_message_bytes), sys.stdin.buffer
         )
     except ValueError:  # stdin is a regular file: read it on a thread
         read_transport = None
-        loop.run_in_executor(None, _read_blocking, loop, connection, eof)
-    try:
-        await eof
-        await connection.drain(grace)
-    finally:
-        writer.flush()
-        if read_transport is not None:
-            read_transport.close()
-        write_transport.close()
-        if write_protocol is not None:  # let the last answers leave before exiting
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(write_protocol.closed), 5.0)
+        loop.run_in_executor(None, _read_blocking, loop, connection, eof, stopped)
+    signalled: asyncio.Future[str] = loop.create_future()
+
+    def on_signal(name: str) -> None:
+        if not stopped.is_set():
+            if not signalled.done():
+                signalled.set_result(name)
+            return
+        logger.warning("%s while stopping: cancelling the calls still running", name)
+        for mid in list(connection.in_flight):
+            connection.cancel(mid)
+
+    with stop_signals(loop, on_signal):  # until the last answer is out
+        try:
+            await asyncio.wait((eof, signalled), return_when=asyncio.FIRST_COMPLETED)
+            stopped.set()
+            if signalled.done():
+                if read_transport is not None:
+                    read_transport.pause_reading()
+                logger.info(
+                    "%s: reading no more requests; calls in flight get %g s to answer",
+                    signalled.result(),
+                    grace,
+                )
+            await connection.drain(grace)
+        finally:
+            stopped.set()
+            writer.flush()
+            if read_transport is not None:
+                read_transport.close()
+            write_transport.close()
+            if write_protocol is not None:  # let the last answers leave before exiting
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(write_protocol.closed), 5.0)
 
 
 def _read_blocking(
-    loop: asyncio.AbstractEventLoop, connection: Connection, eof: asyncio.Future[None]
+    loop: asyncio.AbstractEventLoop,
+    connection: Connection,
+    eof: asyncio.Future[None],
+    stopped: threading.Event,
 ) -> None:
     for line in sys.stdin.buffer:
+        if stopped.is_set():
+            return
         if line.strip():
             loop.call_soon_threadsafe(connection.feed, line)
-    loop.call_soon_threadsafe(eof.set_result, None)
+    loop.call_soon_threadsafe(_set_done, eof)
+
+
+def _set_done(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

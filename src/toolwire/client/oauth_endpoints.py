@@ -1,0 +1,118 @@
+"""The client's requests to an authorization server: tokens, and registering itself.
+
+:func:`request_tokens` posts a grant to the token endpoint, authenticating the client the
+way its registration says (``client_secret_basic``, ``client_secret_post``, or ``none`` for
+a public client, which only names itself); :func:`tokens_from` reads the answer.
+:func:`register_client` is RFC 7591 dynamic registration as a public client. Token values
+never reach an error message or a log line.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import time
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from ..errors import ClientError
+from .oauth_discovery import FETCH_TIMEOUT, is_loopback
+from .oauth_storage import Registration, Tokens
+
+logger = logging.getLogger("toolwire.client")
+
+JSON = dict[str, Any]
+
+
+async def _post(http: Any, endpoint: str, what: str, **request: Any) -> tuple[int, Any]:
+    """POST to ``endpoint``: the status and the JSON answer (None if it is not JSON)."""
+    try:
+        response = await http.post(endpoint, timeout=FETCH_TIMEOUT, **request)
+    except Exception as exc:
+        raise ClientError(f"The {what} {endpoint} is unreachable: {exc}") from exc
+    try:
+        return response.status_code, response.json()
+    except ValueError:
+        return response.status_code, None
+
+
+async def request_tokens(
+    http: Any, endpoint: str, registration: Registration, grant: dict[str, str]
+) -> JSON:
+    """The token endpoint's answer to ``grant`` (a successful one, or :class:`ClientError`)."""
+    headers = {"Accept": "application/json"}
+    data = dict(grant)
+    secret, method = registration.client_secret, registration.token_endpoint_auth_method
+    if secret and method == "client_secret_basic":
+        pair = f"{quote(registration.client_id, safe='')}:{quote(secret, safe='')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+    else:
+        data["client_id"] = registration.client_id
+        if secret and method == "client_secret_post":
+            data["client_secret"] = secret
+    status, answer = await _post(http, endpoint, "token endpoint", data=data, headers=headers)
+    if status != 200 or not isinstance(answer, dict):
+        error = answer.get("error") if isinstance(answer, dict) else None
+        raise ClientError(
+            f"The token endpoint {endpoint} refused the {grant['grant_type']} grant "
+            f"(HTTP {status}{f': {error}' if isinstance(error, str) else ''})"
+        )
+    access, kind = answer.get("access_token"), answer.get("token_type")
+    if not isinstance(access, str) or not access or str(kind).lower() != "bearer":
+        raise ClientError(f"The token endpoint {endpoint} returned no bearer access token")
+    return answer
+
+
+def tokens_from(
+    answer: JSON,
+    requested: tuple[str, ...],
+    granted: tuple[str, ...],
+    refresh_token: str | None = None,
+) -> Tokens:
+    """Tokens from a token response; what it leaves out keeps the value known before
+    (``granted`` scopes, the ``refresh_token`` in use)."""
+    lifetime = answer.get("expires_in")
+    scope = answer.get("scope")
+    refresh = answer.get("refresh_token")
+    expires_at = None
+    if isinstance(lifetime, (int, float)) and not isinstance(lifetime, bool):
+        expires_at = time.time() + lifetime
+    return Tokens(
+        access_token=answer["access_token"],
+        refresh_token=refresh if isinstance(refresh, str) and refresh else refresh_token,
+        expires_at=expires_at,
+        scopes=tuple(scope.split()) if isinstance(scope, str) else granted,
+        requested=requested,
+    )
+
+
+async def register_client(
+    http: Any, endpoint: str, client_name: str, redirect_uri: str
+) -> Registration:
+    """Dynamic client registration (RFC 7591) as a public client; a loopback redirect
+    makes it a ``native`` application (AU-13)."""
+    native = is_loopback(urlsplit(redirect_uri).hostname)
+    body = {
+        "client_name": client_name,
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "application_type": "native" if native else "web",
+    }
+    headers = {"Accept": "application/json"}
+    status, answer = await _post(
+        http, endpoint, "registration endpoint", json=body, headers=headers
+    )
+    client_id = answer.get("client_id") if isinstance(answer, dict) else None
+    if status not in (200, 201) or not isinstance(answer, dict) or not isinstance(client_id, str):
+        raise ClientError(
+            f"The registration endpoint {endpoint} refused this client (HTTP {status})"
+        )
+    method = answer.get("token_endpoint_auth_method")
+    secret = answer.get("client_secret")
+    if not isinstance(method, str):
+        method = "client_secret_basic" if isinstance(secret, str) else "none"
+    secret = secret if isinstance(secret, str) and method != "none" else None
+    logger.info("Registered as client %s at %s", client_id, endpoint)
+    return Registration(client_id, redirect_uri, secret, method)

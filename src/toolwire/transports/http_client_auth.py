@@ -1,0 +1,72 @@
+"""Authorizing the HTTP client transport's requests.
+
+``auth`` is a fixed bearer token, or an object with the :class:`HttpAuth` calls
+(``toolwire.client.oauth.OAuth``): :func:`authorize_request` puts its
+``Authorization: Bearer`` value on a request (every request, never in the URL: AU-17), and
+:func:`answer_challenge` hands it a 401 or 403, which it may answer (a refreshed token, a new
+authorization) so the request is sent again. The transport sends a request at most
+:data:`MAX_AUTH_RETRIES` more times, whatever the scheme says.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..errors import ClientError
+
+MAX_AUTH_RETRIES = 3  # a refresh, a new authorization, and a token renewed meanwhile
+
+
+class AuthFailed(Exception):
+    """The authorization a 401 or 403 asked for could not be done; ``fatal`` for a 401
+    (the server will not talk to this client at all)."""
+
+    def __init__(self, text: str, *, fatal: bool) -> None:
+        super().__init__(text)
+        self.fatal = fatal
+
+
+class HttpAuth(Protocol):
+    """What the transport asks of an authorization scheme (``OAuth`` implements it)."""
+
+    async def header(self, url: str, http: Any) -> str | None:
+        """The ``Authorization`` value for the next request to ``url``, if any."""
+
+    async def challenge(
+        self,
+        url: str,
+        http: Any,
+        status: int,
+        www_authenticate: str | None,
+        sent: str | None,
+        attempt: int,
+    ) -> bool:
+        """React to a 401/403 of a request sent with ``sent``; True: send it again."""
+
+
+async def authorize_request(
+    auth: str | HttpAuth, url: str, http: Any, headers: dict[str, str]
+) -> str | None:
+    """Put the ``Authorization`` header for ``auth`` in ``headers``; returns its value."""
+    value = f"Bearer {auth}" if isinstance(auth, str) else await auth.header(url, http)
+    if value:
+        headers["Authorization"] = value
+    else:
+        headers.pop("Authorization", None)
+    return value
+
+
+async def answer_challenge(
+    auth: str | HttpAuth | None, url: str, http: Any, response: Any, sent: str | None, attempt: int
+) -> bool:
+    """True when ``auth`` answered the 401/403 ``response`` and the request should be sent
+    again; :class:`AuthFailed` when it tried and could not."""
+    status = response.status_code
+    if auth is None or isinstance(auth, str) or status not in (401, 403):
+        return False
+    await response.aread()
+    challenge = response.headers.get("www-authenticate")
+    try:
+        return await auth.challenge(url, http, status, challenge, sent, attempt)
+    except ClientError as exc:
+        raise AuthFailed(str(exc), fatal=status == 401) from exc

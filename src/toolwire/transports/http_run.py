@@ -1,0 +1,91 @@
+"""``mcp.run(transport="http")``: the HTTP app under uvicorn, stopped gracefully.
+
+uvicorn alone waits for every open connection before it stops, and an SSE stream (a
+legacy GET stream, a ``subscriptions/listen`` stream) never ends by itself; its
+``timeout_graceful_shutdown`` then cuts everything, calls included, at the same moment.
+On ``SIGTERM``/``SIGINT`` this runner instead:
+
+1. stops accepting connections and closes the idle ones (new requests are refused);
+2. gives the calls in flight the server's ``shutdown_grace`` to answer, ends listen
+   streams at once, and cancels the calls still running after that (never answered);
+3. ends the remaining streams, lets uvicorn finish writing (``WRITE_OUT_S`` at most) and
+   leave the lifespan.
+
+Then ``mcp.run()`` returns (uvicorn would re-raise the signal), so the process exits
+with status 0, as a stdio server does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+WRITE_OUT_S = 1  # seconds after the grace: time for the last answers to be written
+
+
+def serve_uvicorn(
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    log_level: str,
+    grace: float,
+    drain: Callable[[float], Awaitable[None]],
+) -> None:
+    """Serve ``app`` (an :class:`~toolwire.transports.http.HttpApp`) until a signal;
+    ``drain(grace)`` ends the server's calls in flight, as in a stdio shutdown."""
+    import uvicorn
+
+    class GracefulServer(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            for listener in self.servers:  # refuse new connections from now on
+                listener.close()
+            for connection in list(self.server_state.connections):
+                connection.shutdown()  # idle keep-alive connections close, busy ones after
+            await drain(grace)
+            await app.close()  # the streams still open (GET streams) end
+            await super().shutdown(sockets)
+
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        timeout_graceful_shutdown=WRITE_OUT_S,
+    )
+    with _signals_end_the_run():
+        GracefulServer(config).run()
+
+
+class _Stop(BaseException):
+    """A stop signal arrived when uvicorn was not listening for it (or re-raised it)."""
+
+
+@contextlib.contextmanager
+def _signals_end_the_run() -> Iterator[None]:
+    """uvicorn re-raises the signal that stopped it into the handler it found: with this
+    one in place a graceful stop returns from ``run()``, and a signal just before uvicorn
+    took over still stops the run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {signum: signal.signal(signum, _stop) for signum in _signals()}
+    try:
+        yield
+    except _Stop:
+        pass
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+def _signals() -> list[signal.Signals]:
+    return [getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)]
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise _Stop
