@@ -1,0 +1,128 @@
+"""What both paths of :mod:`toolwire.schema` share: its exceptions, aliases and small helpers.
+
+The fast path (:mod:`toolwire._schema_fast`) and the pydantic path
+(:mod:`toolwire._schema_pydantic`) both raise :class:`InvalidArguments` and
+:class:`OutputMismatch`, report pydantic-core errors the same way and fall back to the same
+dumper; keeping those here lets :mod:`toolwire.schema` import both paths without a cycle.
+Nothing here imports pydantic at module level.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+__all__ = [
+    "EMPTY",
+    "MAX_MESSAGE",
+    "NONE_TYPE",
+    "UNIONS",
+    "Dumper",
+    "InvalidArguments",
+    "OutputMismatch",
+    "Validator",
+    "error_list",
+    "generic_dumper",
+    "is_string_param",
+    "no_output_schema",
+    "string_param",
+    "wrap_result",
+]
+
+Validator = Callable[[dict[str, Any]], dict[str, Any]]
+Dumper = Callable[[Any], Any]
+
+EMPTY = inspect.Parameter.empty
+NONE_TYPE = type(None)
+UNIONS: tuple[Any, ...] = (typing.Union, types.UnionType)
+_JSON_SCALARS = frozenset({int, float, str, bool, NONE_TYPE})
+MAX_MESSAGE = 300  # characters of a validation message passed on to the model
+
+
+class InvalidArguments(Exception):
+    """The arguments of a ``tools/call`` do not fit the tool's input schema.
+
+    ``errors`` holds one ``(field path, message)`` pair per problem, e.g.
+    ``("items.0.name", "Field required")``; the path is empty for the arguments as a whole.
+    """
+
+    __module__ = "toolwire.schema"  # its public home, shown in tracebacks and reprs
+
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+    def __str__(self) -> str:
+        return "; ".join(f"{path}: {msg}" if path else msg for path, msg in self.errors)
+
+
+class OutputMismatch(ValueError):
+    """A tool returned a value that does not fit its declared return type (its output schema)."""
+
+    __module__ = "toolwire.schema"
+
+
+def error_list(exc: Any) -> list[tuple[str, str]]:
+    """(field path, message) pairs of a pydantic-core ``ValidationError``."""
+    out: list[tuple[str, str]] = []
+    for err in exc.errors(include_url=False, include_context=False, include_input=False):
+        path = ".".join(str(part) for part in err["loc"])
+        msg = str(err["msg"])
+        if len(msg) > MAX_MESSAGE:
+            msg = msg[: MAX_MESSAGE - 3] + "..."
+        out.append((path, msg))
+    return out
+
+
+def no_output_schema(name: str, ret: Any) -> typing.NoReturn:
+    shown = "no return annotation" if ret is EMPTY else f"return type {ret!r}"
+    raise TypeError(
+        f"tool {name!r}: structured_output=True needs a return type with a JSON schema, "
+        f"but it has {shown}"
+    )
+
+
+def wrap_result(schema: dict[str, Any]) -> dict[str, Any]:
+    """An object schema with ``schema`` as its one ``result`` property (``$defs`` stay on top)."""
+    inner = dict(schema)
+    defs = inner.pop("$defs", None)
+    out: dict[str, Any] = {
+        "type": "object",
+        "properties": {"result": inner},
+        "required": ["result"],
+    }
+    if defs:
+        out["$defs"] = defs
+    return out
+
+
+def generic_dumper() -> Dumper:
+    """A dumper for undeclared return types: scalars as they are, anything else via pydantic-core."""
+
+    def dump(value: Any) -> Any:
+        if type(value) in _JSON_SCALARS:
+            return value
+        from pydantic_core import to_jsonable_python
+
+        return to_jsonable_python(value, by_alias=True)
+
+    return dump
+
+
+def is_string_param(obj: Any) -> bool:
+    """A marker that validates a string parameter itself (``toolwire.SafePath``): it gives a
+    pydantic-core schema (``core_schema()``) and its note for the description (``describe``)."""
+    return getattr(type(obj), "__toolwire_string_param__", False) is True
+
+
+def string_param(ann: Any) -> Any:
+    """The string-parameter marker in ``ann`` (also inside ``Optional``), or None."""
+    origin = typing.get_origin(ann)
+    if origin is typing.Annotated:
+        return next((m for m in ann.__metadata__ if is_string_param(m)), None)
+    if origin in UNIONS:
+        return next((m for m in map(string_param, typing.get_args(ann)) if m is not None), None)
+    return None

@@ -1,0 +1,234 @@
+"""The pydantic path of :mod:`toolwire.schema`, for every signature the fast path cannot take.
+
+The parameters become an arguments model built with ``create_model``, the return type a
+``TypeAdapter``. pydantic is imported inside the functions, never at module level, so that
+importing :mod:`toolwire.schema` (and with it this module) stays cheap: the cost is paid by the
+first tool that needs it. The ``"portable"`` profile cleans the schemas pydantic writes (see
+:mod:`toolwire._schema_clean`).
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from ._compat import pydantic_ready
+from ._schema_clean import clean_schema, expand_root_ref
+from ._schema_common import (
+    EMPTY,
+    MAX_MESSAGE,
+    NONE_TYPE,
+    Dumper,
+    InvalidArguments,
+    OutputMismatch,
+    Validator,
+    error_list,
+    generic_dumper,
+    no_output_schema,
+    string_param,
+    wrap_result,
+)
+from .docstrings import Docstring
+
+__all__ = ["pydantic_input", "pydantic_output"]
+
+
+def pydantic_input(
+    name: str,
+    func: Any,
+    params: list[tuple[str, Any, Any]],
+    doc: Docstring,
+    portable: bool,
+) -> tuple[dict[str, Any], Callable[[], Validator]]:
+    """(input schema, validator factory) of ``(name, annotation, default)`` parameters."""
+    from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
+
+    fields: dict[str, Any] = {}
+    renamed: dict[str, str] = {}  # model field name -> parameter name
+    markers: dict[str, Any] = {}  # parameter name -> its string-parameter marker (SafePath)
+    taken = {p[0] for p in params}
+    for index, (pname, ann, default) in enumerate(params):
+        annotation = Any if ann is EMPTY else pydantic_ready(ann)
+        value = ... if default is EMPTY else default
+        described, aliased = _field_info_has(annotation, value)
+        extra: dict[str, Any] = {}
+        marker = string_param(annotation)
+        if marker is not None:
+            markers[pname] = marker
+            if default is not EMPTY:
+                extra["validate_default"] = True
+        if not described and doc.params.get(pname):
+            extra["description"] = doc.params[pname]
+        fname = pname
+        if pname.startswith("_") or hasattr(BaseModel, pname):
+            fname = f"arg{index}"
+            while fname in taken:
+                fname += "_"
+            taken.add(fname)
+            renamed[fname] = pname
+            if not aliased:
+                extra["alias"] = pname
+        if extra:
+            annotation = typing.Annotated[annotation, Field(**extra)]
+        fields[fname] = (annotation, value)
+    config = ConfigDict(protected_namespaces=(), arbitrary_types_allowed=False)
+    try:
+        model: type[BaseModel] = create_model(
+            f"{name}Arguments",
+            __config__=config,
+            __module__=getattr(func, "__module__", None) or "toolwire.schema",
+            **fields,
+        )
+        schema = model.model_json_schema()
+    except (PydanticUserError, NameError, TypeError) as exc:
+        raise TypeError(
+            f"tool {name!r}: cannot build an input schema from its parameters: {exc}"
+        ) from None
+    if portable:
+        schema = clean_schema(schema, for_input=True)
+        if not schema.get("properties") and "$defs" not in schema:
+            schema = {"type": "object", "additionalProperties": False}
+    for pname, marker in markers.items():  # the note survives a description of the author's
+        prop = schema.get("properties", {}).get(pname)
+        if isinstance(prop, dict):
+            prop["description"] = marker.describe(prop.get("description"))
+    return schema, partial(_model_validator, model, renamed)
+
+
+def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
+    """Whether a FieldInfo (default or Annotated metadata) sets a description / an alias."""
+    from pydantic.fields import FieldInfo
+
+    infos = [default] if isinstance(default, FieldInfo) else []
+    if typing.get_origin(annotation) is typing.Annotated:
+        infos += [m for m in typing.get_args(annotation)[1:] if isinstance(m, FieldInfo)]
+    described = any(i.description is not None for i in infos)
+    aliased = any(i.alias is not None or i.validation_alias is not None for i in infos)
+    return described, aliased
+
+
+def _model_validator(model: Any, renamed: dict[str, str]) -> Validator:
+    from pydantic_core import ValidationError
+
+    validate = model.__pydantic_validator__.validate_python
+
+    def run(arguments: dict[str, Any]) -> dict[str, Any]:
+        try:
+            instance = validate(arguments)
+        except ValidationError as exc:
+            fixed = _decode_json_strings(arguments, exc)
+            if fixed is None:
+                raise InvalidArguments(error_list(exc)) from None
+            try:
+                instance = validate(fixed)
+            except ValidationError as exc2:
+                raise InvalidArguments(error_list(exc2)) from None
+        values: dict[str, Any] = instance.__dict__
+        if renamed:
+            return {renamed.get(k, k): v for k, v in values.items()}
+        return dict(values)
+
+    return run
+
+
+def _decode_json_strings(arguments: Any, exc: Any) -> dict[str, Any] | None:
+    """Arguments with JSON-encoded arrays/objects decoded where a string was rejected."""
+    if not isinstance(arguments, dict):
+        return None
+    import orjson
+
+    fixed: dict[str, Any] | None = None
+    for err in exc.errors(include_url=False, include_context=False, include_input=False):
+        loc = err["loc"]
+        if not loc:
+            continue
+        key = loc[0]
+        value = arguments.get(key)
+        if not isinstance(value, str) or value.lstrip()[:1] not in ("[", "{"):
+            continue
+        try:
+            decoded = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(decoded, (list, dict)):
+            if fixed is None:
+                fixed = dict(arguments)
+            fixed[key] = decoded
+    return fixed
+
+
+def pydantic_output(
+    ret: Any, structured_output: bool | None, name: str, portable: bool
+) -> tuple[dict[str, Any] | None, bool, Callable[[], Dumper]]:
+    """(output schema, wraps result, dumper factory) of any return type."""
+    if (
+        ret is EMPTY
+        or ret is None
+        or ret is NONE_TYPE
+        or ret is Any
+        or _is_content(ret)
+        or _is_untyped_sequence(ret)
+    ):
+        if structured_output:
+            no_output_schema(name, ret)
+        return None, False, generic_dumper
+    if ret is str and not structured_output:
+        return None, False, generic_dumper
+    from pydantic import PydanticUserError, TypeAdapter
+
+    try:
+        adapter: Any = TypeAdapter(pydantic_ready(ret))
+        schema = adapter.json_schema(mode="serialization")
+    except (PydanticUserError, NameError, TypeError):
+        if structured_output:
+            no_output_schema(name, ret)
+        return None, False, generic_dumper
+    schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
+    wraps = schema.get("type") != "object"
+    if wraps:
+        schema = wrap_result(schema)
+    return schema, wraps, partial(_adapter_dumper, adapter)
+
+
+def _adapter_dumper(adapter: Any) -> Dumper:
+    """Check a return value against the declared type (TL-22), then dump it as JSON data."""
+    from pydantic_core import PydanticSerializationError, ValidationError, to_jsonable_python
+
+    validate = adapter.validate_python
+    dump_python = adapter.dump_python
+
+    def dump(value: Any) -> Any:
+        try:
+            value = validate(value)
+        except ValidationError as exc:
+            raise OutputMismatch(str(exc)[:MAX_MESSAGE]) from None
+        try:
+            return dump_python(value, mode="json", by_alias=True, warnings=False)
+        except PydanticSerializationError:
+            return to_jsonable_python(value, by_alias=True)
+
+    return dump
+
+
+def _is_untyped_sequence(ann: Any) -> bool:
+    """A bare ``list``/``tuple`` (or of ``Any``): it may hold content blocks, so no schema is promised."""
+    if ann in (list, tuple):
+        return True
+    return typing.get_origin(ann) in (list, tuple) and all(
+        arg is Any or arg is Ellipsis for arg in typing.get_args(ann)
+    )
+
+
+def _is_content(ann: Any) -> bool:
+    """Whether ``ann`` is, or contains, a content/result class (media helpers, ``toolwire.types``)."""
+    if isinstance(ann, type) and (
+        getattr(ann, "__toolwire_content__", False) is True
+        or getattr(ann, "__toolwire_mcp_type__", False) is True
+    ):
+        return True
+    origin = typing.get_origin(ann)
+    if isinstance(origin, type) and getattr(origin, "__toolwire_content__", False) is True:
+        return True
+    return any(_is_content(arg) for arg in typing.get_args(ann) if not isinstance(arg, (str, int)))
