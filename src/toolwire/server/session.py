@@ -368,7 +368,7 @@ class ServerConnection:
             return  # a cancelled request gets no response (CN-04)
         except RPCError as exc:
             data = jsonrpc.error_bytes(request.id, exc)
-        except Exception:
+        except BaseException:  # SystemExit or the like from a handler: answered, never fatal
             logger.exception("Internal error handling %s", request.method)
             data = jsonrpc.error_bytes(
                 request.id, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error")

@@ -11,8 +11,10 @@ Faults stay inside the call that caused them:
 * Whatever a call raises comes back to the coroutine awaiting it. A ``BaseException``
   that is not an ``Exception`` (``SystemExit``, ``KeyboardInterrupt``, a stray
   ``asyncio.CancelledError``, a library's own) arrives as :class:`AbortedCall`: raised
-  as it is, it would stop the event loop (``SystemExit``, ``KeyboardInterrupt``) or pass
-  for a cancellation of the awaiting task.
+  as it is, it would stop the event loop (``SystemExit``, ``KeyboardInterrupt``), pass
+  for a cancellation of the awaiting task, or end it with no answer for the client.
+  (toolwire's own control-flow exceptions, such as a 2026-07-28 elicitation's, only ever
+  come from async code.)
 * An exception raised *into* a worker from outside (``PyThreadState_SetAsyncExc``, as
   thread-killing timeout helpers do, possibly after the call it aimed at has returned)
   never ends the worker: the call it interrupted gets :class:`AbortedCall` and the worker
@@ -145,10 +147,7 @@ class ThreadRunner:
                 return
             self._abandoned.add(future)
             short = self._unclaimed > self._idle and len(self._threads) < self._capacity()
-        logger.warning(
-            "A sync tool call was given up while its thread still runs it "
-            "(sync code cannot be interrupted; it should check ctx.cancelled)"
-        )
+        logger.debug("A sync call was given up while its thread still runs it: one more thread")
         if short:
             self._start_worker()
 
