@@ -189,18 +189,38 @@ class ServerConnection:
                 send(b"[" + b",".join(parts) + b"]")
 
         count = 0
+        calls: list[tuple[Request, asyncio.Task[None]]] = []  # the batch's calls still running
         for message in batch:
-            if isinstance(message, dict) and message.get("method") == "initialize":
+            if (
+                isinstance(message, dict)
+                and message.get("method") == "initialize"
+                and "id" in message
+            ):
                 error = RPCError(
                     jsonrpc.INVALID_REQUEST, "Invalid request: initialize cannot be part of a batch"
                 )
                 collect(jsonrpc.error_bytes(jsonrpc.request_id(message), error))
                 count += 1
                 continue
+            mid = jsonrpc.request_id(message)
+            before = self.in_flight.get(mid) if mid is not None else None
             count += self._message(message, collect)
+            if mid is not None and self.in_flight.get(mid) not in (None, before):
+                calls.append((self._running[mid], self.in_flight[mid]))  # it started a call
+        # A cancelled call sends nothing (CN-04): one cancelled by a later member of the batch
+        # is not waited for; one cancelled later still, once every call of the batch has ended.
+        count -= sum(request.cancelled for request, _ in calls)
         expected = count
         if count and len(parts) == count:
             send(b"[" + b",".join(parts) + b"]")
+        elif calls:
+
+            def finish(_: object) -> None:
+                if parts and len(parts) < count:
+                    send(b"[" + b",".join(parts) + b"]")
+
+            tasks = [task for _, task in calls]
+            asyncio.gather(*tasks, return_exceptions=True).add_done_callback(finish)
         return count > 0
 
     def _notification(self, message: JSON) -> None:

@@ -251,17 +251,17 @@ class HttpApp:
         identity: Any,
     ) -> None:
         check_mirrored_headers(message, headers, self.server.header_params)
-        if "id" not in message:  # a notification: nothing to do statelessly
-            await plain(send, 202, b"")
-            return
         if not wants_json and self.open_streams >= self.max_streams:  # refused before it runs
             raise Rejection(503, "Too many open streams")
         stream = Stream("modern")
-        reply = Reply(stream, message["id"])
+        reply = Reply(stream, message.get("id"))
         connection = self.server.connect(reply.related)
         connection.route = lambda _related, data: reply.related(data)
         connection.identity = identity
-        connection.feed_message(message, reply.final)
+        if not connection.feed_message(message, reply.final):  # a notification (or response)
+            connection.close()
+            await plain(send, 202, b"")  # nothing to answer (HT-09)
+            return
         try:
             await self._answer(stream, reply, receive, send, wants_json, wants_sse, resumable=False)
         finally:
@@ -282,7 +282,7 @@ class HttpApp:
         wants_sse: bool,
         identity: Any,
     ) -> None:
-        if isinstance(message, dict) and message.get("method") == "initialize":
+        if kind_of(message) == "request" and message.get("method") == "initialize":
             await self._initialize(message, send, identity)
             return
         session = await self._session(headers, identity)
@@ -333,7 +333,7 @@ class HttpApp:
             answer: list[bytes] = []
             connection.feed_message(message, answer.append)
             connection.close()
-            await json_answer(send, 200, answer[0], None)
+            await json_answer(send, status_of(answer[0]), answer[0], None)
             return
         self._forget_idle_sessions()
         session = Session(self.server.connect, self.store, secrets.token_urlsafe(24))
@@ -342,7 +342,11 @@ class HttpApp:
             session.connection.identity = identity
         answer = []
         session.connection.feed_message(message, answer.append)
-        result = orjson.loads(answer[0]).get("result") or {}
+        result = orjson.loads(answer[0]).get("result")
+        if result is None:  # refused (invalid params): no session for it (HT-21)
+            session.connection.close()
+            await json_answer(send, status_of(answer[0]), answer[0], None)
+            return
         session.version = result.get("protocolVersion", session.version)
         self.sessions[session.id] = session
         if self.store.shared:

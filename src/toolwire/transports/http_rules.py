@@ -62,7 +62,7 @@ def check_mirrored_headers(
     method = message.get("method")
     problems = []
     if version is not None and headers.get("mcp-protocol-version") != version:
-        problems.append("MCP-Protocol-Version")  # (no version in the body: -32602 follows)
+        problems.append("MCP-Protocol-Version")  # (no version in the body: -32602 below)
     if not _same_value(headers.get("mcp-method"), method):
         problems.append("Mcp-Method")
     name = params.get("name", params.get("uri"))
@@ -84,6 +84,16 @@ def check_mirrored_headers(
         error = RPCError(
             jsonrpc.HEADER_MISMATCH,
             f"Header mismatch: {', '.join(problems)} missing or not matching the body",
+        )
+        # the id of a request, never of a response (HT-09: rejected, with no id)
+        mid = jsonrpc.request_id(message) if "method" in message else None
+        raise Rejection.rpc(400, error, mid)
+    if version is None and "method" in message and "id" in message:
+        # The header alone does not make a request 2026-07-28 (nor a legacy one: it has no
+        # session), so it is not served, not even a ping: its _meta must name the revision.
+        error = RPCError(
+            jsonrpc.INVALID_PARAMS,
+            f"Invalid params: _meta[{META_PROTOCOL_VERSION!r}] is required",
         )
         raise Rejection.rpc(400, error, jsonrpc.request_id(message))
 

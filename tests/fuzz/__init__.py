@@ -1,0 +1,1 @@
+"""Property-based fuzzing of the stdio and HTTP entry points (Hypothesis)."""
