@@ -1,0 +1,327 @@
+"""The ``toolwire`` command line, run as real subprocesses (``python -m toolwire ...``).
+
+``inspect`` and ``call`` reach the server in memory; ``run`` serves it over stdio and HTTP and
+is driven by toolwire's ``Client`` with every message checked against the negotiated
+revision's schema. Files that give no server fail with exit code 2 and one readable line,
+never a traceback. ``install`` only ever edits configuration files under the test's temporary
+home.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_spec import validate_definition
+from wire import EXAMPLES, MODERN, checked_client
+
+pytestmark = pytest.mark.timeout(30)
+
+CALCULATOR = EXAMPLES / "calculator.py"
+LEGACY = "2025-11-25"
+TIMEOUT = 15.0
+
+SERVER_TOOL = """
+from toolwire import Server
+
+{name} = Server("{title}")
+
+@{name}.tool()
+def echo(text: str, times: int = 1, loud: bool = False, tags: list[str] | None = None) -> str:
+    \"\"\"Repeat text.\"\"\"
+    out = " ".join([text.upper() if loud else text] * times)
+    return out + (" " + ",".join(tags) if tags else "")
+"""
+
+
+def toolwire(*args: str, cwd: Path | None = None, home: Path | None = None) -> Any:
+    env = dict(os.environ)
+    if home is not None:
+        env["HOME"] = str(home)
+        env["XDG_CONFIG_HOME"] = str(home / ".config")
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire", *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def no_traceback(result: Any) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+# ------------------------------------------------------------------ inspect, call, version
+
+
+def test_inspect_table_shows_names_titles_badges_and_required_parameters() -> None:
+    result = toolwire("inspect", str(CALCULATOR))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Calculator ") and lines[0].endswith("6 tools")
+    divide = next(line for line in lines if line.startswith("divide"))
+    assert "Divide" in divide and "[read-only]" in divide and "[idempotent]" in divide
+    assert "[destructive]" not in divide and "[open-world]" not in divide
+    assert "    Divide a by b." in lines
+    assert "    parameters: a*: number, b*: number" in lines
+    assert result.stderr == ""
+
+
+def test_inspect_json_is_the_tools_array_valid_for_the_schema() -> None:
+    result = toolwire("inspect", str(CALCULATOR), "--json")
+    assert result.returncode == 0, result.stderr
+    tools = json.loads(result.stdout)
+    assert [tool["name"] for tool in tools] == [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "power",
+        "sqrt",
+    ]
+    for tool in tools:
+        validate_definition(tool, "Tool", MODERN)
+    assert tools[3]["inputSchema"]["required"] == ["a", "b"]
+
+
+def test_call_error_result_exits_1_with_the_tools_message() -> None:
+    result = toolwire("call", str(CALCULATOR), "divide", "a=1", "b=0")
+    assert result.returncode == 1
+    assert "Cannot divide by zero" in result.stderr
+    assert result.stdout == ""
+    no_traceback(result)
+
+
+def test_call_success_prints_the_text_and_exits_0() -> None:
+    result = toolwire("call", str(CALCULATOR), "divide", "a=7", "b=2")
+    assert (result.returncode, result.stdout.strip()) == (0, "3.5")
+
+
+def test_call_with_args_json_and_structured_output() -> None:
+    result = toolwire("call", str(CALCULATOR), "power", "--args", '{"base": 2, "exponent": 10}')
+    assert (result.returncode, result.stdout.strip()) == (0, "1024.0")
+    result = toolwire("call", str(CALCULATOR), "add", "a=1", "b=2", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"result": 3}
+
+
+def test_call_types_values_from_the_input_schema(tmp_path: Path) -> None:
+    server = write(tmp_path / "echo.py", SERVER_TOOL.format(name="mcp", title="Echo"))
+    result = toolwire("call", str(server), "echo", "text=007", "times=2", "loud=yes", 'tags=["x"]')
+    # "007" stays the string typed; times is an integer, loud a boolean, tags a JSON array.
+    assert (result.returncode, result.stdout.strip()) == (0, "007 007 x"), result.stderr
+    result = toolwire("call", str(server), "echo", "text=hi", "times=two")
+    assert result.returncode == 2
+    assert "times: expected integer, got 'two'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["divde", "a=1", "b=2"], "Did you mean 'divide'?"),
+        (["divide", "--args", "{not json"], "--args is not valid JSON"),
+        (["divide", "--args", "[1, 2]"], "--args must be a JSON object"),
+        (["divide", "a"], "expected key=value, got 'a'"),
+    ],
+)
+def test_call_usage_errors_exit_2(args: list[str], message: str) -> None:
+    result = toolwire("call", str(CALCULATOR), *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    no_traceback(result)
+
+
+def test_version_lists_toolwire_python_and_revisions() -> None:
+    import toolwire as package
+    from toolwire.protocol.revisions import REVISIONS
+
+    result = toolwire("version")
+    assert result.returncode == 0
+    assert f"toolwire {package.__version__}" in result.stdout
+    assert f"Python {sys.version_info.major}.{sys.version_info.minor}." in result.stdout
+    assert all(revision in result.stdout for revision in REVISIONS)
+
+
+# ------------------------------------------------------------------ helpful loading errors
+
+
+def test_file_without_a_server(tmp_path: Path) -> None:
+    result = toolwire("inspect", str(write(tmp_path / "empty.py", "x = 1\n")))
+    assert result.returncode == 2
+    assert "no toolwire server found" in result.stderr
+    no_traceback(result)
+
+
+def test_two_servers_are_listed_and_file_object_picks_one(tmp_path: Path) -> None:
+    text = SERVER_TOOL.format(name="first", title="First") + SERVER_TOOL.format(
+        name="second", title="Second"
+    )
+    server = write(tmp_path / "two.py", text)
+    result = toolwire("inspect", str(server))
+    assert result.returncode == 2
+    assert "several servers found (first, second)" in result.stderr
+    assert f"{server}:first" in result.stderr
+    no_traceback(result)
+    picked = toolwire("inspect", f"{server}:second")
+    assert picked.returncode == 0 and picked.stdout.startswith("Second ")
+    missing = toolwire("inspect", f"{server}:third")
+    assert missing.returncode == 2
+    assert "'third' does not exist; servers in the file: first, second" in missing.stderr
+
+
+def test_syntax_error_shows_file_line_and_message(tmp_path: Path) -> None:
+    server = write(tmp_path / "broken.py", "from toolwire import Server\n\ndef f(:\n    pass\n")
+    result = toolwire("inspect", str(server))
+    assert result.returncode == 2
+    assert f"{server}:3: syntax error" in result.stderr
+    assert "def f(:" in result.stderr
+    no_traceback(result)
+
+
+def test_missing_dependency_names_the_package(tmp_path: Path) -> None:
+    server = write(tmp_path / "needs.py", "import surely_not_installed_pkg.sub\n")
+    result = toolwire("run", str(server))
+    assert result.returncode == 2
+    assert "missing dependency 'surely_not_installed_pkg'" in result.stderr
+    assert "pip install surely_not_installed_pkg" in result.stderr
+    no_traceback(result)
+
+
+def test_missing_file_and_main_block_not_run(tmp_path: Path) -> None:
+    result = toolwire("inspect", str(tmp_path / "nowhere.py"))
+    assert (result.returncode, "no such file" in result.stderr) == (2, True)
+    # The file's own __main__ block would serve stdio and print; loading must not run it.
+    text = SERVER_TOOL.format(name="mcp", title="Quiet")
+    text += 'if __name__ == "__main__":\n    print("MAIN RAN")\n    mcp.run()\n'
+    result = toolwire("inspect", str(write(tmp_path / "quiet.py", text)))
+    assert result.returncode == 0 and "MAIN RAN" not in result.stdout
+
+
+# ------------------------------------------------------------------ run over stdio and HTTP
+
+
+@pytest.mark.parametrize("revision", [LEGACY, MODERN])
+async def test_run_serves_stdio(revision: str) -> None:
+    command = [sys.executable, "-m", "toolwire", "run", str(CALCULATOR)]
+    async with checked_client(command, protocol_version=revision) as client:
+        result = await asyncio.wait_for(client.call_tool("multiply", {"a": 6, "b": 7}), TIMEOUT)
+        assert (result.is_error, result.text) == (False, "42.0")
+        failed = await asyncio.wait_for(client.call_tool("sqrt", {"x": -4}), TIMEOUT)
+        assert failed.is_error and "negative number" in failed.text
+
+
+async def test_run_serves_http_on_the_given_port() -> None:
+    process = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", "toolwire", "run", str(CALCULATOR)],
+        *["--transport", "http", "--port", "0", "--path", "/tools", "--log-level", "info"],
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    try:
+        url = None
+        while url is None:  # uvicorn says where it listens once the socket is bound
+            line = (await asyncio.wait_for(process.stderr.readline(), TIMEOUT)).decode()
+            assert line, "the server exited before listening"
+            if "Uvicorn running on " in line:
+                url = line.split("Uvicorn running on ")[1].split()[0] + "/tools"
+        for revision in (LEGACY, MODERN):
+            async with checked_client(url, protocol_version=revision) as client:
+                result = await asyncio.wait_for(client.call_tool("add", {"a": 2, "b": 3}), TIMEOUT)
+                assert (result.is_error, result.text) == (False, "5.0")
+    finally:
+        process.terminate()
+        code = await asyncio.wait_for(process.wait(), TIMEOUT)
+    assert code == 0
+
+
+# ------------------------------------------------------------------ install
+
+
+@pytest.mark.parametrize(
+    ("client", "key", "relative"),
+    [
+        ("claude-desktop", "mcpServers", ".config/Claude/claude_desktop_config.json"),
+        ("cursor", "mcpServers", ".cursor/mcp.json"),
+        ("vscode", "servers", "work/.vscode/mcp.json"),
+    ],
+)
+def test_install_keeps_entries_backs_up_and_needs_force(
+    tmp_path: Path, client: str, key: str, relative: str
+) -> None:
+    home = tmp_path / "home"
+    (home / "work").mkdir(parents=True)
+    path = home / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    before = {key: {"other": {"command": "other-server"}}, "theme": "dark"}
+    path.write_text(json.dumps(before), encoding="utf-8")
+
+    result = toolwire("install", str(CALCULATOR), "--client", client, cwd=home / "work", home=home)
+    assert result.returncode == 0, result.stderr
+    config = json.loads(path.read_text(encoding="utf-8"))
+    assert config["theme"] == "dark" and config[key]["other"] == {"command": "other-server"}
+    entry = config[key]["Calculator"]
+    assert entry["command"] == sys.executable
+    assert entry["args"] == ["-m", "toolwire", "run", str(CALCULATOR.resolve())]
+    assert entry.get("type") == ("stdio" if client == "vscode" else None)
+    assert json.loads(path.with_name(path.name + ".bak").read_text(encoding="utf-8")) == before
+
+    # Same name, different server: refused without --force, replaced with it.
+    other = write(tmp_path / "calc2.py", SERVER_TOOL.format(name="mcp", title="Calculator"))
+    refused = toolwire("install", str(other), "--client", client, cwd=home / "work", home=home)
+    assert refused.returncode == 2 and "--force" in refused.stderr
+    assert json.loads(path.read_text(encoding="utf-8"))[key]["Calculator"] == entry
+    forced = toolwire(
+        "install", str(other), "--client", client, "--force", cwd=home / "work", home=home
+    )
+    assert forced.returncode == 0, forced.stderr
+    replaced = json.loads(path.read_text(encoding="utf-8"))[key]
+    assert replaced["Calculator"]["args"][-1] == str(other.resolve())
+    assert replaced["other"] == {"command": "other-server"}
+
+
+def test_install_with_config_and_name_and_a_broken_config(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "mcp.json"
+    result = toolwire(
+        "install",
+        f"{CALCULATOR}:mcp",
+        "--client",
+        "cursor",
+        "--config",
+        str(path),
+        "--name",
+        "calc",
+    )
+    assert result.returncode == 0, result.stderr
+    config = json.loads(path.read_text(encoding="utf-8"))
+    assert config["mcpServers"]["calc"]["args"][-1] == f"{CALCULATOR.resolve()}:mcp"
+    assert not path.with_name("mcp.json.bak").exists()  # nothing was there to back up
+
+    broken = write(tmp_path / "broken.json", '{\n  "mcpServers": {,\n}\n')
+    result = toolwire("install", str(CALCULATOR), "--client", "cursor", "--config", str(broken))
+    assert result.returncode == 2
+    assert f"{broken}:2:" in result.stderr and "not valid JSON" in result.stderr
+    assert broken.read_text(encoding="utf-8") == '{\n  "mcpServers": {,\n}\n'
+    no_traceback(result)
+
+
+def test_import_toolwire_does_not_load_the_cli() -> None:
+    code = "import sys, toolwire; print(any(m.startswith('toolwire.cli') for m in sys.modules))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert result.stdout.strip() == "False", result.stderr
