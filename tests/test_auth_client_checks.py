@@ -35,12 +35,12 @@ from oauth_helpers import (
 )
 from oauth_server import INTROSPECTOR, OAuthServer, serve_oauth, serve_protected
 from toolwire.auth import IntrospectionVerifier, StaticTokens
+from toolwire.auth.verifiers import canonical_url
 from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
 from toolwire.client.oauth_browser import BrowserAuthorization, open_in_browser
 from toolwire.client.oauth_discovery import (
     authorization_server_metadata_urls,
     bearer_challenge,
-    canonical_resource,
     discover_authorization_server,
     resource_metadata_urls,
 )
@@ -106,8 +106,8 @@ def test_well_known_urls_in_the_specified_order() -> None:
         "https://as.example/.well-known/openid-configuration",
     ]
     # AU-16
-    assert canonical_resource("HTTPS://MCP.Example.com:443/mcp/") == "https://mcp.example.com/mcp"
-    assert canonical_resource("http://127.0.0.1:8000/mcp#x") == "http://127.0.0.1:8000/mcp"
+    assert canonical_url("HTTPS://MCP.Example.com:443/mcp/") == "https://mcp.example.com/mcp"
+    assert canonical_url("http://127.0.0.1:8000/mcp#x") == "http://127.0.0.1:8000/mcp"
 
 
 # ---------------------------------------------------------------------------- discovery

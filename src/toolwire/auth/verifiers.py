@@ -60,15 +60,20 @@ def token_digest(token: str) -> bytes:
 
 
 def canonical_url(url: str) -> str:
-    """``url`` compared the way AU-16 asks: scheme and host in lower case, no trailing
-    slash, no fragment. Used for audience checks, so ``HTTPS://API.example.com/mcp/`` is
-    the same resource as ``https://api.example.com/mcp``."""
+    """``url`` as AU-16 compares resources: scheme and host in lower case, no default port,
+    no fragment, no trailing slash, so ``HTTPS://API.example.com:443/mcp/`` is the same
+    resource as ``https://api.example.com/mcp``. A value that is no URL (an audience such
+    as ``"api"``) is only stripped of spaces."""
     parts = urlsplit(url.strip())
     if not parts.scheme or not parts.netloc:
         return url.strip()
-    return urlunsplit(
-        (parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"), parts.query, "")
-    )
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    netloc = host if port in (None, {"http": 80, "https": 443}.get(scheme)) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
 
 
 def scopes_of(claims: Mapping[str, Any]) -> frozenset[str]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ..auth.verifiers import canonical_url
 from ..errors import ClientError
 from .oauth_browser import BrowserAuthorization
 from .oauth_discovery import (
@@ -44,7 +45,6 @@ from .oauth_discovery import (
     ResourceMetadata,
     ServerMetadata,
     bearer_challenge,
-    canonical_resource,
     check_oauth_url,
     discover_authorization_server,
     discover_resource,
@@ -126,7 +126,7 @@ class OAuth:
 
     async def header(self, url: str, http: Any) -> str | None:
         """The ``Authorization`` value for a request to ``url`` (None before the first 401)."""
-        server = self._servers.get(canonical_resource(url))
+        server = self._servers.get(canonical_url(url))
         if server is None or server.tokens is None:
             return None
         if server.tokens.expired() and server.tokens.refresh_token:
@@ -155,7 +155,7 @@ class OAuth:
         """
         found = bearer_challenge(www_authenticate)
         async with self._lock:
-            server = self._servers.get(canonical_resource(url))
+            server = self._servers.get(canonical_url(url))
             if server is not None and server.tokens is not None and sent != _bearer(server.tokens):
                 return True  # the token changed while this request was out: use the new one
             if status == 403:
@@ -228,7 +228,7 @@ class OAuth:
         issuer = metadata.authorization_servers[0]
         authorization_server = await discover_authorization_server(http, issuer)
         server = _Server(metadata.resource, metadata, issuer, authorization_server)
-        self._servers[canonical_resource(url)] = server
+        self._servers[canonical_url(url)] = server
         return server
 
     # ------------------------------------------------------------ the flow

@@ -22,8 +22,9 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
+from ..auth.verifiers import canonical_url
 from ..errors import ClientError
 
 JSON = dict[str, Any]
@@ -114,24 +115,10 @@ def check_oauth_url(url: Any, what: str) -> str:
     )
 
 
-def canonical_resource(url: str) -> str:
-    """The canonical URI of a server (AU-16): lower-case scheme and host, no default port,
-    no fragment, no trailing slash."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    port = parts.port
-    default = {"http": 80, "https": 443}.get(scheme)
-    netloc = host if port is None or port == default else f"{host}:{port}"
-    return urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, ""))
-
-
 def resource_covers(resource: str, server_url: str) -> bool:
     """True when metadata for ``resource`` may describe ``server_url``: the same origin, and
     the same path or a parent of it."""
-    ours, theirs = urlsplit(canonical_resource(server_url)), urlsplit(canonical_resource(resource))
+    ours, theirs = urlsplit(canonical_url(server_url)), urlsplit(canonical_url(resource))
     if (ours.scheme, ours.netloc) != (theirs.scheme, theirs.netloc):
         return False
     return ours.path == theirs.path or ours.path.startswith(theirs.path + "/")
