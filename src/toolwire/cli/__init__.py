@@ -4,6 +4,7 @@
 
     toolwire run server.py                 # stdio, as MCP hosts start it
     toolwire run server.py:mcp --transport http --port 8000
+    toolwire dev server.py                 # the inspector page; restarts on changes
     toolwire inspect server.py [--json]    # the tool list
     toolwire call server.py divide a=1 b=0 # exit 1: the result is an error
     toolwire install server.py --client claude-desktop|cursor|vscode
@@ -16,9 +17,11 @@ no server. Nothing decorative is printed: on stdio, stdout belongs to the protoc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
+from ..protocol.revisions import REVISIONS
 from .loading import LoadError, load_server, split_target
 
 __all__ = ["main"]
@@ -37,6 +40,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug")
     )
+
+    dev = commands.add_parser("dev", help="open the inspector web page for FILE[:OBJECT]")
+    dev.add_argument("target", metavar="FILE[:OBJECT]")
+    dev.add_argument("--port", type=int, help="default 6274; 0 picks a free port")
+    dev.add_argument("--no-browser", action="store_true", help="only print the address")
+    dev.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
 
     inspect = commands.add_parser("inspect", help="list the tools of FILE[:OBJECT]")
     inspect.add_argument("target", metavar="FILE[:OBJECT]")
@@ -72,8 +81,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if options.command == "version":
         return commands.version()
+    if options.command == "dev":
+        return _dev(options)
+    from .progress import spinner
+
+    quiet = options.command == "run"  # a stdio server's terminal belongs to the protocol
     try:
-        server = load_server(options.target)
+        with contextlib.nullcontext() if quiet else spinner(f"Loading {options.target}"):
+            server = load_server(options.target)
     except LoadError as error:
         return commands.usage_error(str(error))
     if options.command == "run":
@@ -85,6 +100,24 @@ def main(argv: list[str] | None = None) -> int:
     if options.command == "call":
         return commands.call(server, options.tool, options.pairs, options.args, options.json)
     return _install(options, server.name)
+
+
+def _dev(options: argparse.Namespace) -> int:
+    """The server runs in a subprocess that the inspector restarts, so a file that does not
+    load yet is not an error here: the page shows why, and the next save tries again."""
+    from ..inspector import run
+
+    path, _ = split_target(options.target)
+    if not path.is_file():
+        from .commands import usage_error
+
+        return usage_error(f"{path}: no such file")
+    return run(
+        options.target,
+        port=options.port,
+        open_browser=not options.no_browser,
+        protocol_version=options.protocol_version,
+    )
 
 
 def _install(options: argparse.Namespace, server_name: str) -> int:

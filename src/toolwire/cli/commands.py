@@ -19,6 +19,7 @@ from ..errors import ClientError
 from ..protocol.revisions import SUPPORTED_NEWEST_FIRST
 from ..server.core import ServerCore
 from .arguments import ArgumentError, parse_arguments, parse_json_object
+from .progress import spinner
 
 JSON = dict[str, Any]
 OK, TOOL_FAILED, USAGE = 0, 1, 2
@@ -111,7 +112,8 @@ async def _call(
         except ArgumentError as error:
             return usage_error(str(error))
         try:
-            result = await client.call_tool(tool, arguments)
+            with spinner(f"Calling {tool}"):
+                result = await client.call_tool(tool, arguments)
         except ClientError as error:  # an unknown tool: the server's "did you mean" message
             return usage_error(str(error))
     text = "\n".join(_block_text(block) for block in result.content)

@@ -264,8 +264,15 @@ class Client:
     async def _send(self, data: bytes) -> None:
         assert self._transport is not None
         if self._tap is not None:
-            self._tap("send", data)
+            self._show(self._tap, "send", data)
         await self._transport.send(data)
+
+    @staticmethod
+    def _show(tap: Callable[[str, bytes], None], direction: str, data: bytes) -> None:
+        try:
+            tap(direction, data)
+        except Exception:  # an observer's bug must not break the connection
+            logger.exception("The client's tap failed")
 
     def _take_now(self, data: bytes) -> bool:
         """Resolve a waiting request straight from the transport when every earlier message
@@ -299,7 +306,7 @@ class Client:
                 self._fail_pending(self.ended)
                 return
             if self._tap is not None:
-                self._tap("receive", data)
+                self._show(self._tap, "receive", data)
             try:
                 message = jsonrpc.loads(data)
             except RPCError:
@@ -402,19 +409,25 @@ class Client:
         try:
             response = await future
         except asyncio.TimeoutError:
-            self._pending.pop(mid, None)
-            if method != "initialize":
-                with contextlib.suppress(Exception):
-                    await self._notify(
-                        "notifications/cancelled", {"requestId": mid, "reason": "timed out"}
-                    )
+            await self._abandon(mid, method, "timed out")
             raise ClientError(f"{method} timed out after {timeout or self.timeout:g} s") from None
+        except asyncio.CancelledError:  # the caller gave up: tell the server to stop (CN-11)
+            await self._abandon(mid, method, "cancelled by the client")
+            raise
         finally:
             timer.cancel()
         if "error" in response:
             error = response["error"]
             raise ServerError(error.get("code", 0), error.get("message", ""), error.get("data"))
         return response["result"]  # type: ignore[no-any-return]
+
+    async def _abandon(self, mid: int, method: str, reason: str) -> None:
+        """Stop waiting for request ``mid`` and say so to the server; an answer that still
+        arrives is dropped (CN-05). ``initialize`` is never cancelled (LC-12)."""
+        self._pending.pop(mid, None)
+        if method != "initialize" and self.ended is None:
+            with contextlib.suppress(Exception):
+                await self._notify("notifications/cancelled", {"requestId": mid, "reason": reason})
 
     async def request(
         self, method: str, params: JSON | None = None, *, timeout: float | None = None
@@ -554,11 +567,17 @@ class Client:
         mid = next(self._ids)
         acknowledged = asyncio.get_running_loop().create_future()
         self._acknowledgements[mid] = acknowledged
-        self._pending[mid] = asyncio.get_running_loop().create_future()  # answered when it ends
+        ended = self._pending[mid] = asyncio.get_running_loop().create_future()
+        ended.add_done_callback(_settle)  # answered when the stream ends; nobody awaits it
         params = self._modern_params({"notifications": {"toolsListChanged": tools_list_changed}})
         await self._send(jsonrpc.request_bytes(mid, "subscriptions/listen", params))
         await asyncio.wait_for(acknowledged, self.timeout)
         return mid
+
+
+def _settle(future: asyncio.Future[JSON]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _expire(future: asyncio.Future[JSON]) -> None:

@@ -1,0 +1,80 @@
+"""The inspector: ``toolwire dev FILE`` serves a page on 127.0.0.1 to browse a server's tools,
+call them from forms built from their input schemas, and watch results, progress, logs and the
+JSON-RPC traffic; the server restarts whenever its file changes.
+
+Everything is in the package (the page's HTML, JavaScript and CSS, and a small HTTP server on
+asyncio), so it works offline and needs nothing beyond ``pip install toolwire``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import signal
+import sys
+import webbrowser
+
+from .app import InspectorApp
+from .session import InspectedServer
+from .web import HttpServer
+
+__all__ = ["DEFAULT_PORT", "run"]
+
+DEFAULT_PORT = 6274
+
+
+def run(
+    target: str,
+    *,
+    port: int | None = None,
+    open_browser: bool = True,
+    protocol_version: str | None = None,
+) -> int:
+    """Serve the inspector for ``target`` (``FILE[:OBJECT]``) until Ctrl+C; returns 0.
+    ``port`` defaults to :data:`DEFAULT_PORT` (another is taken when it is busy)."""
+    asyncio.run(
+        _serve(target, DEFAULT_PORT if port is None else port, open_browser, protocol_version)
+    )
+    return 0
+
+
+async def _serve(target: str, port: int, open_browser: bool, protocol_version: str | None) -> None:
+    session = InspectedServer(target, protocol_version=protocol_version)
+    app = InspectorApp(session, secrets.token_urlsafe(24))
+    web = HttpServer(app.handle)
+    app.port = await _listen(web, port)
+    url = f"http://127.0.0.1:{app.port}/?token={app.token}"
+    print(url, flush=True)
+    print(
+        f"toolwire dev: inspecting {target}; it restarts when the file changes. "
+        "Press Ctrl+C to stop.",
+        file=sys.stderr,
+        flush=True,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    await session.start()
+    watcher = asyncio.create_task(session.watch())
+    if open_browser:
+        loop.run_in_executor(None, webbrowser.open, url)
+    try:
+        await stop.wait()
+    finally:
+        watcher.cancel()
+        app.close_streams()
+        await web.close()
+        await session.stop()
+
+
+async def _listen(web: HttpServer, port: int) -> int:
+    try:
+        return await web.start("127.0.0.1", port)
+    except OSError:
+        if port == 0:
+            raise
+        print(f"toolwire dev: port {port} is busy; using another.", file=sys.stderr)
+        return await web.start("127.0.0.1", 0)

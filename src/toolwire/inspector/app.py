@@ -1,0 +1,152 @@
+"""The inspector's HTTP routes: the page, its JSON API and its event stream.
+
+The page can call tools, some of them destructive, so the API answers only the page it served:
+the ``Host`` must be this loopback address (no DNS rebinding), a cross-site ``Origin`` is
+refused, and every API request carries the random token from the URL printed at start-up
+(other local users and other sites do not have it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .session import InspectedServer, NotReady
+from .web import EventStream, Request, Response
+
+STATIC = Path(__file__).parent / "static"
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
+# The page loads nothing from elsewhere; data: URLs are how results show images and audio.
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; media-src 'self' data:; "
+        "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+MAX_QUEUED_EVENTS = 1000  # a tab that stops reading is dropped rather than buffered forever
+
+
+class InspectorApp:
+    def __init__(self, session: InspectedServer, token: str) -> None:
+        self.session = session
+        session.emit = self.publish
+        self.token = token
+        self.port = 0  # set once the listening socket is bound
+        self._streams: set[asyncio.Queue[tuple[str, Any] | None]] = set()
+
+    # ------------------------------------------------------------ events
+
+    def publish(self, event: str, data: Any) -> None:
+        """Send an event to every open page."""
+        for queue in list(self._streams):
+            if queue.qsize() >= MAX_QUEUED_EVENTS:
+                self._streams.discard(queue)
+                queue.put_nowait(None)  # ends that stream; the page reconnects and resyncs
+            else:
+                queue.put_nowait((event, data))
+
+    def close_streams(self) -> None:
+        for queue in list(self._streams):
+            queue.put_nowait(None)
+        self._streams.clear()
+
+    def _event_stream(self) -> EventStream:
+        queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
+        queue.put_nowait(("state", self.session.state()))
+        self._streams.add(queue)
+        return EventStream(queue, lambda: self._streams.discard(queue))
+
+    # ------------------------------------------------------------ requests
+
+    async def handle(self, request: Request) -> Response | EventStream:
+        refusal = self._refuse(request)
+        if refusal is not None:
+            return refusal
+        path, method = request.path, request.method
+        if not path.startswith("/api/"):
+            if method != "GET":
+                return Response.error(405, "method not allowed")
+            return self._static(path)
+        if path == "/api/events" and method == "GET":
+            return self._event_stream()
+        if path == "/api/state" and method == "GET":
+            return Response.json(self.session.state())
+        if path == "/api/calls" and method == "POST":
+            return self._start_call(request)
+        if path == "/api/reload" and method == "POST":
+            self.session.reload()
+            return Response.json({"ok": True}, 202)
+        if path == "/api/history/clear" and method == "POST":
+            self.session.clear_history()
+            return Response.json({"ok": True})
+        if path.startswith("/api/calls/"):
+            return self._one_call(path.removeprefix("/api/calls/"), method)
+        return Response.error(404, "no such endpoint")
+
+    def _refuse(self, request: Request) -> Response | None:
+        allowed = {f"127.0.0.1:{self.port}", f"localhost:{self.port}"}
+        if request.headers.get("host") not in allowed:
+            return Response.error(403, "wrong Host: open the inspector at the printed address")
+        origin = request.headers.get("origin")
+        if origin is not None and origin.removeprefix("http://") not in allowed:
+            return Response.error(403, "cross-origin requests are refused")
+        if not request.path.startswith("/api/"):
+            return None
+        given = request.headers.get("x-toolwire-token") or request.query.get("token") or ""
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            return Response.error(403, "missing or wrong token: open the printed address")
+        if request.method == "POST" and request.body:
+            kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                return Response.error(415, "send JSON (Content-Type: application/json)")
+        return None
+
+    def _static(self, path: str) -> Response:
+        name = "index.html" if path == "/" else path.removeprefix("/static/")
+        file = STATIC / name
+        # Only files directly in static/: no "..", no subfolders, nothing else on disk.
+        if "/" in name or file.suffix not in CONTENT_TYPES or not file.is_file():
+            return Response.error(404, "not found")
+        headers = PAGE_HEADERS if file.suffix == ".html" else {}
+        return Response(200, file.read_bytes(), CONTENT_TYPES[file.suffix], dict(headers))
+
+    def _start_call(self, request: Request) -> Response:
+        try:
+            body = request.json()
+        except orjson.JSONDecodeError:
+            return Response.error(400, "the body is not JSON")
+        if not isinstance(body, dict) or not isinstance(body.get("tool"), str):
+            return Response.error(400, 'send {"tool": NAME, "arguments": {...}}')
+        arguments = body.get("arguments", {})
+        if not isinstance(arguments, dict):
+            return Response.error(400, "arguments must be a JSON object")
+        try:
+            call = self.session.call(body["tool"], arguments)
+        except NotReady as exc:
+            return Response.error(409, str(exc))
+        return Response.json(call.as_json(), 202)
+
+    def _one_call(self, rest: str, method: str) -> Response:
+        number, _, action = rest.partition("/")
+        call = self.session.calls.get(int(number)) if number.isdigit() else None
+        if call is None:
+            return Response.error(404, "no such call")
+        if action == "" and method == "GET":
+            return Response.json(call.as_json())
+        if action == "cancel" and method == "POST":
+            if self.session.cancel(call.id) is None:
+                return Response.error(409, "the call already finished")
+            return Response.json(call.as_json())
+        return Response.error(404, "no such endpoint")

@@ -1,0 +1,404 @@
+"""The server under inspection: a subprocess spoken to through toolwire's own client, restarted
+when its source changes, with a history of calls and each call's JSON-RPC traffic.
+
+The server runs as ``python -m toolwire run FILE`` over stdio, exactly as an MCP host starts
+it: a crash, a hang or an ``os._exit`` in a tool ends that process, not the inspector, and
+the page shows the real messages. Every change is announced through ``emit(event, data)``
+(``state``, ``call`` or ``log``), which the web app turns into server-sent events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..client import Client
+from ..errors import ClientError
+
+JSON = dict[str, Any]
+Emit = Callable[[str, Any], None]
+
+START_TIMEOUT = 30.0  # to spawn, import and initialize
+CALL_TIMEOUT = 3600.0  # a developer may be stepping through a tool in a debugger
+STOP_GRACE = 2.0
+MAX_CALLS = 200
+MAX_LOGS = 200
+STDERR_TAIL = 20
+
+_current_call: ContextVar[Call | None] = ContextVar("toolwire_inspected_call", default=None)
+
+
+def now_ms() -> float:
+    return time.time() * 1000
+
+
+@dataclass
+class Call:
+    """One ``tools/call`` made from the page, as the page sees it (see :meth:`as_json`)."""
+
+    id: int
+    tool: str
+    arguments: JSON
+    status: str = "running"  # running, ok, error (isError), cancelled, failed (no result)
+    started_at: float = field(default_factory=now_ms)
+    duration_ms: float | None = None
+    progress: JSON | None = None
+    result: JSON | None = None
+    failure: str | None = None
+    logs: list[JSON] = field(default_factory=list)
+    traffic: list[JSON] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+    cancel_reason: str = "Cancelled from the inspector"
+    _started: float = field(default_factory=time.perf_counter)
+
+    def finish(
+        self, status: str, *, result: JSON | None = None, failure: str | None = None
+    ) -> None:
+        self.status, self.result, self.failure = status, result, failure
+        self.duration_ms = round((time.perf_counter() - self._started) * 1000, 3)
+
+    def as_json(self) -> JSON:
+        return {
+            "id": self.id,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "status": self.status,
+            "startedAt": self.started_at,
+            "durationMs": self.duration_ms,
+            "progress": self.progress,
+            "result": self.result,
+            "failure": self.failure,
+            "logs": self.logs,
+            "traffic": self.traffic,
+        }
+
+
+class NotReady(Exception):
+    """The server is starting or failed to start: there is nothing to call."""
+
+
+class InspectedServer:
+    """``target`` is ``FILE[:OBJECT]`` as given to ``toolwire dev``; ``emit`` is told of
+    every change."""
+
+    def __init__(
+        self,
+        target: str,
+        emit: Emit = lambda event, data: None,
+        *,
+        protocol_version: str | None = None,
+        python: str = sys.executable,
+    ) -> None:
+        self.target = target
+        self.emit = emit
+        self.protocol_version = protocol_version
+        self.python = python
+        self.client: Client | None = None
+        self.status = "starting"
+        self.error: str | None = None
+        self.generation = 0
+        self.tools: list[JSON] = []
+        self.calls: dict[int, Call] = {}
+        self.logs: deque[JSON] = deque(maxlen=MAX_LOGS)
+        self._ids = itertools.count(1)
+        self._our_requests: dict[Any, Call] = {}  # JSON-RPC id of a request we sent -> call
+        self._their_requests: dict[Any, Call] = {}  # id of a server's question -> call
+        self._progress_tokens: dict[Any, Call] = {}
+        self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self._background: set[asyncio.Task[Any]] = set()
+        self._lock = asyncio.Lock()
+
+    # ------------------------------------------------------------ what the page sees
+
+    def state(self) -> JSON:
+        info = self.client.server_info if self.client is not None else {}
+        return {
+            "server": {
+                "file": self.target,
+                "status": self.status,
+                "error": self.error,
+                "name": info.get("name"),
+                "version": info.get("version"),
+                "title": info.get("title"),
+                "instructions": self.client.instructions if self.client is not None else None,
+                "protocolVersion": self.client.protocol_version if self.client else None,
+                "generation": self.generation,
+            },
+            "tools": self.tools,
+            "calls": [call.as_json() for call in self.calls.values()],
+            "logs": list(self.logs),
+        }
+
+    def _announce(self) -> None:
+        self.emit("state", self.state())
+
+    def _changed(self, call: Call) -> None:
+        self.emit("call", call.as_json())
+
+    # ------------------------------------------------------------ the server's life
+
+    async def start(self) -> None:
+        """Start the server, or restart it: calls still running are cancelled."""
+        async with self._lock:
+            self.status = "starting"  # the old process's exit is not a failure
+            await self._stop_client("The server was restarted")
+            self.generation += 1
+            generation = self.generation
+            self.error, self.tools = None, []
+            self._stderr_tail.clear()
+            self._announce()
+            read_end, write_end = os.pipe()
+            stderr_done = self._spawn(self._read_stderr(read_end, generation))
+            client = Client(
+                [self.python, "-m", "toolwire", "run", self.target],
+                protocol_version=self.protocol_version,
+                client_info={"name": "toolwire-inspector", "version": _version()},
+                timeout=START_TIMEOUT,
+                stderr=write_end,
+                tap=lambda direction, data: self._tap(generation, direction, data),
+                log_level="debug",
+            )
+            try:
+                try:
+                    await client.connect()
+                    self.client = client
+                    self.tools = await client.list_tools()
+                finally:
+                    os.close(write_end)  # the child has its own copy: EOF means it exited
+            except (ClientError, OSError) as exc:
+                await client.close()
+                self.client = None
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(stderr_done), STOP_GRACE)
+                self.status, self.error = "failed", self._why(str(exc))
+                self._announce()
+                return
+            if client.modern:  # notifications/tools/list_changed arrive on a listen stream
+                with contextlib.suppress(ClientError, asyncio.TimeoutError):
+                    await client.listen()
+            self.status = "ready"
+            self._announce()
+
+    def _why(self, reason: str) -> str:
+        """The server's last words on stderr say more than the client's view of its end."""
+        tail = "\n".join(self._stderr_tail).strip()
+        return tail or reason
+
+    async def _stop_client(self, reason: str) -> None:
+        running = [call for call in self.calls.values() if call.task and not call.task.done()]
+        for call in running:
+            call.cancel_reason = reason
+            assert call.task is not None
+            call.task.cancel()
+        if running:
+            await asyncio.wait([call.task for call in running if call.task], timeout=STOP_GRACE)
+        client, self.client = self.client, None
+        if client is not None:
+            await client.close()
+        self._our_requests.clear()
+        self._their_requests.clear()
+        self._progress_tokens.clear()
+
+    def reload(self) -> None:
+        """Restart the server in the background (the page asked)."""
+        self._spawn(self.start())
+
+    async def stop(self) -> None:
+        async with self._lock:
+            self.generation += 1  # what the old process still says is ignored
+            await self._stop_client("The inspector stopped")
+        for task in list(self._background):
+            task.cancel()
+
+    async def watch(self, interval: float = 0.5) -> None:
+        """Restart the server whenever a Python file beside it changes (polling: no extra
+        dependency, and a few ``stat`` calls per interval)."""
+        seen = self._snapshot()
+        while True:
+            await asyncio.sleep(interval)
+            current = self._snapshot()
+            if current != seen:
+                seen = current
+                await self.start()
+
+    def _snapshot(self) -> dict[str, tuple[int, int]]:
+        from ..cli.loading import split_target
+
+        path, _ = split_target(self.target)
+        files = {path, *path.parent.glob("*.py")}
+        snapshot = {}
+        for file in files:
+            with contextlib.suppress(OSError):
+                stat = Path(file).stat()
+                snapshot[str(file)] = (stat.st_mtime_ns, stat.st_size)
+        return snapshot
+
+    async def _read_stderr(self, fd: int, generation: int) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        pipe = os.fdopen(fd, "rb", buffering=0)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+        try:
+            while line := await reader.readline():
+                text = line.decode(errors="replace").rstrip()
+                if generation == self.generation:
+                    self._stderr_tail.append(text)
+                    self._log({"level": "stderr", "logger": None, "data": text}, None)
+        finally:
+            transport.close()
+        if generation == self.generation and self.status == "ready":
+            self.status = "failed"
+            self.error = self._why("The server process exited")
+            self._announce()
+
+    def _spawn(self, work: Any) -> asyncio.Task[Any]:
+        task = asyncio.create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    # ------------------------------------------------------------ calls
+
+    def call(self, tool: str, arguments: JSON) -> Call:
+        if self.client is None or self.status != "ready":
+            raise NotReady(self.error or f"The server is {self.status}")
+        call = Call(next(self._ids), tool, arguments)
+        self.calls[call.id] = call
+        for old in list(self.calls.values())[: max(0, len(self.calls) - MAX_CALLS)]:
+            if old.status != "running":
+                del self.calls[old.id]
+        call.task = asyncio.create_task(self._run(call, self.client))
+        self._changed(call)
+        return call
+
+    async def _run(self, call: Call, client: Client) -> None:
+        _current_call.set(call)  # this task's sends belong to the call (see _tap)
+
+        def progress(value: float, total: float | None, message: str | None) -> None:
+            call.progress = {"progress": value, "total": total, "message": message}
+            self._changed(call)
+
+        try:
+            result = await client.call_tool(
+                call.tool, call.arguments, timeout=CALL_TIMEOUT, progress=progress
+            )
+        except asyncio.CancelledError:
+            call.finish("cancelled", failure=call.cancel_reason)
+        except ClientError as exc:  # the server went away, a JSON-RPC error, a bad result
+            call.finish("failed", failure=str(exc))
+        else:
+            call.finish("error" if result.is_error else "ok", result=result.raw)
+        for table in (self._our_requests, self._progress_tokens):
+            for key in [key for key, owner in table.items() if owner is call]:
+                del table[key]
+        self._changed(call)
+
+    def cancel(self, call_id: int) -> Call | None:
+        """Cancel a running call; ``None`` when it already finished. KeyError if unknown."""
+        call = self.calls[call_id]
+        if call.task is None or call.task.done():
+            return None
+        call.task.cancel()
+        return call
+
+    def clear_history(self) -> None:
+        for call in list(self.calls.values()):
+            if call.status != "running":
+                del self.calls[call.id]
+        self._announce()
+
+    # ------------------------------------------------------------ traffic
+
+    def _tap(self, generation: int, direction: str, data: bytes) -> None:
+        """Sort each JSON-RPC message to the call it belongs to, and react to the server's
+        notifications (logs, tool list changes)."""
+        if generation != self.generation:
+            return
+        try:
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return
+        if not isinstance(message, dict):
+            return
+        call = self._owner(direction, message)
+        if call is not None:
+            call.traffic.append({"direction": direction, "time": now_ms(), "message": message})
+        method = message.get("method")
+        if direction != "receive" or not isinstance(method, str):
+            return
+        params = _params(message)
+        if method == "notifications/message":
+            entry = {key: params.get(key) for key in ("level", "logger", "data")}
+            self._log(entry, call)
+        elif method == "notifications/tools/list_changed":
+            self._spawn(self._refresh_tools(generation))
+
+    def _owner(self, direction: str, message: JSON) -> Call | None:
+        mid = message.get("id")
+        method = message.get("method")
+        params = _params(message)
+        if direction == "send":
+            if method is None:  # our answer to a server's question
+                return self._their_requests.pop(mid, None)
+            call = _current_call.get()
+            if call is not None and mid is not None:
+                self._our_requests[mid] = call
+                token = (params.get("_meta") or {}).get("progressToken")
+                if token is not None:
+                    self._progress_tokens[token] = call
+            return call
+        if method is None:  # the answer to one of our requests
+            return self._our_requests.pop(mid, None)
+        if method == "notifications/progress":
+            return self._progress_tokens.get(params.get("progressToken"))
+        # Logs and questions from the server name no request on stdio: they belong to the
+        # call running, when there is exactly one.
+        running = [call for call in self.calls.values() if call.status == "running"]
+        owner = running[0] if len(running) == 1 else None
+        if owner is not None and mid is not None:
+            self._their_requests[mid] = owner
+        return owner
+
+    def _log(self, entry: JSON, call: Call | None) -> None:
+        entry = {"time": now_ms(), **entry, "call": call.id if call else None}
+        if call is not None:
+            call.logs.append(entry)
+            self._changed(call)
+        else:
+            self.logs.append(entry)
+            self.emit("log", entry)
+
+    async def _refresh_tools(self, generation: int) -> None:
+        client = self.client
+        if client is None:
+            return
+        with contextlib.suppress(ClientError):
+            tools = await client.list_tools(refresh=True)
+            if generation == self.generation:
+                self.tools = tools
+                self._announce()
+
+
+def _params(message: JSON) -> JSON:
+    params = message.get("params")
+    return params if isinstance(params, dict) else {}
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
