@@ -264,6 +264,36 @@ def test_bad_bodies_get_clear_errors(
     assert answer.status_code == status and answer.json()["error"]
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/resources/read", {"uri": 1}),
+        ("/api/resources/read", ["docs://x"]),
+        ("/api/prompts/get", {"name": "p", "arguments": {"n": 1}}),
+        ("/api/prompts/get", {"arguments": {}}),
+        ("/api/complete", {"ref": "p", "argument": {}}),
+    ],
+)
+def test_bad_exchanges_get_clear_errors(
+    calculator_inspector: Inspector, path: str, body: Any
+) -> None:
+    answer = calculator_inspector.api("POST", path, body)
+    assert answer.status_code == 400 and answer.json()["error"]
+
+
+def test_an_exchange_the_server_refuses_is_an_error_answer(
+    calculator_inspector: Inspector,
+) -> None:
+    answer = calculator_inspector.api("POST", "/api/resources/read", {"uri": "config://none"})
+    assert answer.status_code == 200
+    body = answer.json()
+    assert "-32601" in body["error"]  # the calculator offers no resources
+    assert [entry["direction"] for entry in body["traffic"]] == ["send", "receive"]
+    checker = WireChecker(MODERN, strict_client=True)
+    checker.client_sent(body["traffic"][0]["message"])
+    checker.server_sent(body["traffic"][1]["message"])
+
+
 def raw_http(inspector: Inspector, data: bytes) -> bytes:
     host, port = inspector.base.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:

@@ -22,6 +22,8 @@ __version__ = "0.1.0"
 
 from .content import Audio, File, Image
 from .errors import ClientError, RegistrationError, RPCError, ServerError, ToolError, ToolwireError
+from .prompts import AssistantMessage, Message, UserMessage
+from .resources import ResourceNotFound
 from .safety import CommandPolicy, SafePath, strip_control
 from .server import Context, Server
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from .client import Client, Host
 
 __all__ = [
+    "AssistantMessage",
     "Audio",
     "Client",
     "ClientError",
@@ -38,13 +41,16 @@ __all__ = [
     "File",
     "Host",
     "Image",
+    "Message",
     "RPCError",
     "RegistrationError",
+    "ResourceNotFound",
     "SafePath",
     "Server",
     "ServerError",
     "ToolError",
     "ToolwireError",
+    "UserMessage",
     "__version__",
     "strip_control",
     "types",

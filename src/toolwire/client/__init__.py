@@ -1,8 +1,18 @@
-"""The client side: connect to any MCP server and use its tools."""
+"""The client side: connect to any MCP server and use its tools, resources and prompts."""
 
 from .client import CallResult, Client
 from .host import Host
 from .oauth import OAuth
+from .primitives import Completion, PromptResult, ResourceResult
 from .sync import SyncClient
 
-__all__ = ["CallResult", "Client", "Host", "OAuth", "SyncClient"]
+__all__ = [
+    "CallResult",
+    "Client",
+    "Completion",
+    "Host",
+    "OAuth",
+    "PromptResult",
+    "ResourceResult",
+    "SyncClient",
+]

@@ -26,7 +26,7 @@ import itertools
 import logging
 import shlex
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -46,6 +46,7 @@ from ..protocol.revisions import (
 )
 from ..transports.base import ClientTransport
 from .outputs import OutputChecks
+from .primitives import PRIMITIVE_NOTIFICATIONS, ClientPrimitives
 
 logger = logging.getLogger("toolwire.client")
 
@@ -72,7 +73,7 @@ class CallResult:
         return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
 
 
-class Client:
+class Client(ClientPrimitives):
     """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
     server object.
 
@@ -342,6 +343,8 @@ class Client:
             waiting = self._acknowledgements.pop(sid, None) if sid is not None else None
             if waiting is not None and not waiting.done():
                 waiting.set_result(None)
+        elif message["method"] in PRIMITIVE_NOTIFICATIONS:
+            await self._primitive_notification(message)
         elif message["method"] == "notifications/message" and self.log_handler is not None:
             outcome = self.log_handler(message.get("params") or {})
             if inspect.isawaitable(outcome):
@@ -559,9 +562,19 @@ class Client:
     async def ping(self) -> None:
         await self.request("ping")
 
-    async def listen(self, *, tools_list_changed: bool = True) -> str | int:
+    async def listen(
+        self,
+        *,
+        tools_list_changed: bool = True,
+        resources_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resource_subscriptions: Iterable[str] = (),
+    ) -> str | int:
         """Open a 2026-07-28 ``subscriptions/listen`` stream; notifications on it arrive in
-        :attr:`notifications`. Returns the subscription id once the server acknowledged it."""
+        :attr:`notifications` (resource and prompt ones also go to :attr:`change_handler`).
+        ``resource_subscriptions`` lists URIs whose ``notifications/resources/updated`` to
+        receive. Returns the subscription id once the server acknowledged it;
+        :meth:`stop_listening` ends the stream."""
         if not self.modern:
             raise ClientError("subscriptions/listen needs protocol version 2026-07-28")
         mid = next(self._ids)
@@ -569,7 +582,15 @@ class Client:
         self._acknowledgements[mid] = acknowledged
         ended = self._pending[mid] = asyncio.get_running_loop().create_future()
         ended.add_done_callback(_settle)  # answered when the stream ends; nobody awaits it
-        params = self._modern_params({"notifications": {"toolsListChanged": tools_list_changed}})
+        wanted: JSON = {"toolsListChanged": tools_list_changed}
+        if resources_list_changed:
+            wanted["resourcesListChanged"] = True
+        if prompts_list_changed:
+            wanted["promptsListChanged"] = True
+        uris = list(resource_subscriptions)
+        if uris:
+            wanted["resourceSubscriptions"] = uris
+        params = self._modern_params({"notifications": wanted})
         await self._send(jsonrpc.request_bytes(mid, "subscriptions/listen", params))
         await asyncio.wait_for(acknowledged, self.timeout)
         return mid

@@ -26,16 +26,18 @@ Names depend only on the set of (server, tool) pairs, never on connection order,
 :meth:`Host.resolve` maps each back. Every call goes through an
 :class:`~toolwire.client.approval.ApprovalPolicy`; a denied call returns an ``isError``
 result and never reaches the server.
+
+Resources and prompts are merged too (``host.list_resources()``, ``host.read_resource(uri)``,
+``host.list_prompts()``, ``host.get_prompt(name, arguments)``): prompts get host-wide names
+by the same rules, resources keep their URIs and say which server offers them. They need no
+approval: the application and the user choose them, not the model.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
-import re
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,13 +45,26 @@ from typing import Any
 from ..errors import ClientError
 from .approval import ApprovalPolicy, Confirm
 from .client import CallResult, Client
+from .host_primitives import HostPrimitives, HostPrompt, HostResource, UnknownPrimitiveError
+from .naming import HASH_LENGTH, MAX_NAME, NAME_PATTERN, assign_names
+
+__all__ = [
+    "HASH_LENGTH",
+    "MAX_NAME",
+    "NAME_PATTERN",
+    "Host",
+    "HostPrompt",
+    "HostResource",
+    "HostTool",
+    "UnknownPrimitiveError",
+    "UnknownToolError",
+    "assign_names",
+    "denied",
+    "to_anthropic_content",
+    "to_openai_content",
+]
 
 JSON = dict[str, Any]
-
-MAX_NAME = 64
-HASH_LENGTH = 8
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_INVALID = re.compile(r"[^A-Za-z0-9_-]")
 
 
 class UnknownToolError(ClientError, KeyError):
@@ -86,42 +101,9 @@ class HostTool:
         return dict(schema)
 
 
-def _sanitize(name: str) -> str:
-    return _INVALID.sub("_", name) or "_"
-
-
-def _hashed(base: str, server: str, tool: str, length: int = HASH_LENGTH) -> str:
-    digest = hashlib.sha256(f"{server}\x00{tool}".encode()).hexdigest()[:length]
-    return f"{base[: MAX_NAME - length - 1]}_{digest}"
-
-
-def assign_names(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """Model-facing names for (server, tool) pairs: valid, unique and deterministic."""
-    keys = sorted(set(pairs))
-    plain = {key: _sanitize(key[1]) for key in keys}
-    shared = Counter(plain.values())
-    names = {
-        key: plain[key] if shared[plain[key]] == 1 else f"{_sanitize(key[0])}_{plain[key]}"
-        for key in keys
-    }
-    taken = Counter(names.values())
-    for key in keys:
-        name = names[key]
-        if taken[name] > 1 or len(name) > MAX_NAME:
-            names[key] = _hashed(name, *key)
-    length = HASH_LENGTH
-    while True:  # a hash that lands on another name (next to impossible): lengthen them
-        taken = Counter(names.values())
-        clashes = [key for key in keys if taken[names[key]] > 1]
-        if not clashes:
-            return names
-        length += 8
-        for key in clashes:
-            names[key] = _hashed(_sanitize(f"{key[0]}_{key[1]}"), *key, length=length)
-
-
-class Host:
-    """``async with Host({"name": target, ...}) as host``: every server's tools in one list."""
+class Host(HostPrimitives):
+    """``async with Host({"name": target, ...}) as host``: every server's tools in one list,
+    and their resources and prompts (see :mod:`~toolwire.client.host_primitives`)."""
 
     def __init__(
         self,
@@ -196,6 +178,7 @@ class Host:
         self.clients[server] = fresh
         self._connected.append(fresh)
         self._tools = None
+        self._host_resources = self._host_templates = self._host_prompts = None
 
     async def close(self) -> None:
         connected, self._connected = self._connected, []

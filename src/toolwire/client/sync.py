@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from typing import Any, TypeVar
 
 from ..errors import ClientError
 from .client import JSON, CallResult, Client
+from .primitives import ChangeHandler, Completion, PromptResult, ResourceResult
 
 T = TypeVar("T")
 
@@ -115,3 +116,50 @@ class SyncClient:
 
     def ping(self) -> None:
         self.run(self.client.ping())
+
+    def list_resources(self) -> list[JSON]:
+        return self.run(self.client.list_resources())
+
+    def list_resource_templates(self) -> list[JSON]:
+        return self.run(self.client.list_resource_templates())
+
+    def read_resource(self, uri: str, *, timeout: float | None = None) -> ResourceResult:
+        return self.run(self.client.read_resource(uri, timeout=timeout))
+
+    def subscribe_resource(self, uri: str, handler: ChangeHandler | None = None) -> None:
+        """As :meth:`Client.subscribe_resource`; ``handler`` runs on the client's thread."""
+        self.run(self.client.subscribe_resource(uri, handler))
+
+    def unsubscribe_resource(self, uri: str) -> None:
+        self.run(self.client.unsubscribe_resource(uri))
+
+    def list_prompts(self) -> list[JSON]:
+        return self.run(self.client.list_prompts())
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> PromptResult:
+        return self.run(self.client.get_prompt(name, arguments, timeout=timeout))
+
+    def complete(
+        self,
+        *,
+        argument: str,
+        value: str = "",
+        prompt: str | None = None,
+        resource_template: str | None = None,
+        context: Mapping[str, str] | None = None,
+    ) -> Completion:
+        return self.run(
+            self.client.complete(
+                argument=argument,
+                value=value,
+                prompt=prompt,
+                resource_template=resource_template,
+                context=context,
+            )
+        )

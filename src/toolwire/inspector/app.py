@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,36 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
 }
-MAX_QUEUED_EVENTS = 1000  # a tab that stops reading is dropped rather than buffered forever
+MAX_QUEUED_EVENTS = 1000
+
+JSON = dict[str, Any]
+
+
+def _needs_uri(params: JSON) -> str | None:
+    return None if isinstance(params.get("uri"), str) else 'send {"uri": "..."}'
+
+
+def _needs_prompt(params: JSON) -> str | None:
+    arguments = params.get("arguments", {})
+    if not isinstance(params.get("name"), str):
+        return 'send {"name": PROMPT, "arguments": {...}}'
+    if not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
+        return "prompt arguments must be an object of strings"
+    return None
+
+
+def _needs_completion(params: JSON) -> str | None:
+    if not isinstance(params.get("ref"), dict) or not isinstance(params.get("argument"), dict):
+        return 'send {"ref": {...}, "argument": {"name": ..., "value": ...}}'
+    return None
+
+
+# The page's other requests: its path -> the MCP method and a check of its parameters.
+EXCHANGES: dict[str, tuple[str, Callable[[JSON], str | None]]] = {
+    "/api/resources/read": ("resources/read", _needs_uri),
+    "/api/prompts/get": ("prompts/get", _needs_prompt),
+    "/api/complete": ("completion/complete", _needs_completion),
+}  # a tab that stops reading is dropped rather than buffered forever
 
 
 class InspectorApp:
@@ -85,6 +115,8 @@ class InspectorApp:
             return Response.json(self.session.state())
         if path == "/api/calls" and method == "POST":
             return self._start_call(request)
+        if path in EXCHANGES and method == "POST":
+            return await self._exchange(request, *EXCHANGES[path])
         if path == "/api/reload" and method == "POST":
             self.session.reload()
             return Response.json({"ok": True}, 202)
@@ -137,6 +169,22 @@ class InspectorApp:
         except NotReady as exc:
             return Response.error(409, str(exc))
         return Response.json(call.as_json(), 202)
+
+    async def _exchange(
+        self, request: Request, method: str, check: Callable[[JSON], str | None]
+    ) -> Response:
+        try:
+            params = request.json()
+        except orjson.JSONDecodeError:
+            return Response.error(400, "the body is not JSON")
+        problem = "the body must be a JSON object" if not isinstance(params, dict) else None
+        problem = problem or check(params)
+        if problem:
+            return Response.error(400, problem)
+        try:
+            return Response.json(await self.session.exchange(method, params))
+        except NotReady as exc:
+            return Response.error(409, str(exc))
 
     def _one_call(self, rest: str, method: str) -> Response:
         number, _, action = rest.partition("/")

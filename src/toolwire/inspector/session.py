@@ -14,11 +14,8 @@ import contextlib
 import itertools
 import os
 import sys
-import time
 from collections import deque
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +23,7 @@ import orjson
 
 from ..client import Client
 from ..errors import ClientError
+from .calls import Call, Exchange, Traffic, now_ms, params_of, sending_for
 
 JSON = dict[str, Any]
 Emit = Callable[[str, Any], None]
@@ -36,53 +34,6 @@ STOP_GRACE = 2.0
 MAX_CALLS = 200
 MAX_LOGS = 200
 STDERR_TAIL = 20
-
-_current_call: ContextVar[Call | None] = ContextVar("toolwire_inspected_call", default=None)
-
-
-def now_ms() -> float:
-    return time.time() * 1000
-
-
-@dataclass
-class Call:
-    """One ``tools/call`` made from the page, as the page sees it (see :meth:`as_json`)."""
-
-    id: int
-    tool: str
-    arguments: JSON
-    status: str = "running"  # running, ok, error (isError), cancelled, failed (no result)
-    started_at: float = field(default_factory=now_ms)
-    duration_ms: float | None = None
-    progress: JSON | None = None
-    result: JSON | None = None
-    failure: str | None = None
-    logs: list[JSON] = field(default_factory=list)
-    traffic: list[JSON] = field(default_factory=list)
-    task: asyncio.Task[None] | None = None
-    cancel_reason: str = "Cancelled from the inspector"
-    _started: float = field(default_factory=time.perf_counter)
-
-    def finish(
-        self, status: str, *, result: JSON | None = None, failure: str | None = None
-    ) -> None:
-        self.status, self.result, self.failure = status, result, failure
-        self.duration_ms = round((time.perf_counter() - self._started) * 1000, 3)
-
-    def as_json(self) -> JSON:
-        return {
-            "id": self.id,
-            "tool": self.tool,
-            "arguments": self.arguments,
-            "status": self.status,
-            "startedAt": self.started_at,
-            "durationMs": self.duration_ms,
-            "progress": self.progress,
-            "result": self.result,
-            "failure": self.failure,
-            "logs": self.logs,
-            "traffic": self.traffic,
-        }
 
 
 class NotReady(Exception):
@@ -109,13 +60,11 @@ class InspectedServer:
         self.status = "starting"
         self.error: str | None = None
         self.generation = 0
-        self.tools: list[JSON] = []
+        self.listings: dict[str, list[JSON]] = {kind: [] for kind in LISTINGS}
         self.calls: dict[int, Call] = {}
         self.logs: deque[JSON] = deque(maxlen=MAX_LOGS)
         self._ids = itertools.count(1)
-        self._our_requests: dict[Any, Call] = {}  # JSON-RPC id of a request we sent -> call
-        self._their_requests: dict[Any, Call] = {}  # id of a server's question -> call
-        self._progress_tokens: dict[Any, Call] = {}
+        self._traffic = Traffic(lambda: [c for c in self.calls.values() if c.status == "running"])
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._background: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
@@ -134,9 +83,10 @@ class InspectedServer:
                 "title": info.get("title"),
                 "instructions": self.client.instructions if self.client is not None else None,
                 "protocolVersion": self.client.protocol_version if self.client else None,
+                "capabilities": self.client.server_capabilities if self.client else {},
                 "generation": self.generation,
             },
-            "tools": self.tools,
+            **self.listings,
             "calls": [call.as_json() for call in self.calls.values()],
             "logs": list(self.logs),
         }
@@ -156,7 +106,8 @@ class InspectedServer:
             await self._stop_client("The server was restarted")
             self.generation += 1
             generation = self.generation
-            self.error, self.tools = None, []
+            self.error = None
+            self.listings = {kind: [] for kind in LISTINGS}
             self._stderr_tail.clear()
             self._announce()
             read_end, write_end = os.pipe()
@@ -174,7 +125,8 @@ class InspectedServer:
                 try:
                     await client.connect()
                     self.client = client
-                    self.tools = await client.list_tools()
+                    for kind in LISTINGS:
+                        self.listings[kind] = await _list(client, kind)
                 finally:
                     os.close(write_end)  # the child has its own copy: EOF means it exited
             except (ClientError, OSError) as exc:
@@ -185,9 +137,9 @@ class InspectedServer:
                 self.status, self.error = "failed", self._why(str(exc))
                 self._announce()
                 return
-            if client.modern:  # notifications/tools/list_changed arrive on a listen stream
+            if client.modern:  # list changes arrive on a listen stream
                 with contextlib.suppress(ClientError, asyncio.TimeoutError):
-                    await client.listen()
+                    await client.listen(resources_list_changed=True, prompts_list_changed=True)
             self.status = "ready"
             self._announce()
 
@@ -207,9 +159,7 @@ class InspectedServer:
         client, self.client = self.client, None
         if client is not None:
             await client.close()
-        self._our_requests.clear()
-        self._their_requests.clear()
-        self._progress_tokens.clear()
+        self._traffic.clear()
 
     def reload(self) -> None:
         """Restart the server in the background (the page asked)."""
@@ -286,7 +236,7 @@ class InspectedServer:
         return call
 
     async def _run(self, call: Call, client: Client) -> None:
-        _current_call.set(call)  # this task's sends belong to the call (see _tap)
+        sending_for.set(call)  # this task's messages belong to the call
 
         def progress(value: float, total: float | None, message: str | None) -> None:
             call.progress = {"progress": value, "total": total, "message": message}
@@ -302,9 +252,7 @@ class InspectedServer:
             call.finish("failed", failure=str(exc))
         else:
             call.finish("error" if result.is_error else "ok", result=result.raw)
-        for table in (self._our_requests, self._progress_tokens):
-            for key in [key for key, owner in table.items() if owner is call]:
-                del table[key]
+        self._traffic.forget(call)
         self._changed(call)
 
     def cancel(self, call_id: int) -> Call | None:
@@ -321,6 +269,24 @@ class InspectedServer:
                 del self.calls[call.id]
         self._announce()
 
+    async def exchange(self, method: str, params: JSON) -> JSON:
+        """One request from the page other than a tool call (``resources/read``,
+        ``prompts/get``, ``completion/complete``): ``{"result"}`` or ``{"error"}``, and the
+        ``traffic`` it took."""
+        client = self.client
+        if client is None or self.status != "ready":
+            raise NotReady(self.error or f"The server is {self.status}")
+        exchange = Exchange()
+        sent_by = sending_for.set(exchange)
+        try:
+            outcome: JSON = {"result": await client.request(method, params, timeout=START_TIMEOUT)}
+        except ClientError as exc:
+            outcome = {"error": str(exc)}
+        finally:
+            sending_for.reset(sent_by)
+            self._traffic.forget(exchange)
+        return {**outcome, "traffic": exchange.traffic}
+
     # ------------------------------------------------------------ traffic
 
     def _tap(self, generation: int, direction: str, data: bytes) -> None:
@@ -334,44 +300,19 @@ class InspectedServer:
             return
         if not isinstance(message, dict):
             return
-        call = self._owner(direction, message)
-        if call is not None:
-            call.traffic.append({"direction": direction, "time": now_ms(), "message": message})
+        owner = self._traffic.owner(direction, message)
+        if owner is not None:
+            owner.traffic.append({"direction": direction, "time": now_ms(), "message": message})
+        call = owner if isinstance(owner, Call) else None
         method = message.get("method")
         if direction != "receive" or not isinstance(method, str):
             return
-        params = _params(message)
+        params = params_of(message)
         if method == "notifications/message":
             entry = {key: params.get(key) for key in ("level", "logger", "data")}
             self._log(entry, call)
-        elif method == "notifications/tools/list_changed":
-            self._spawn(self._refresh_tools(generation))
-
-    def _owner(self, direction: str, message: JSON) -> Call | None:
-        mid = message.get("id")
-        method = message.get("method")
-        params = _params(message)
-        if direction == "send":
-            if method is None:  # our answer to a server's question
-                return self._their_requests.pop(mid, None)
-            call = _current_call.get()
-            if call is not None and mid is not None:
-                self._our_requests[mid] = call
-                token = (params.get("_meta") or {}).get("progressToken")
-                if token is not None:
-                    self._progress_tokens[token] = call
-            return call
-        if method is None:  # the answer to one of our requests
-            return self._our_requests.pop(mid, None)
-        if method == "notifications/progress":
-            return self._progress_tokens.get(params.get("progressToken"))
-        # Logs and questions from the server name no request on stdio: they belong to the
-        # call running, when there is exactly one.
-        running = [call for call in self.calls.values() if call.status == "running"]
-        owner = running[0] if len(running) == 1 else None
-        if owner is not None and mid is not None:
-            self._their_requests[mid] = owner
-        return owner
+        elif method in CHANGED:
+            self._spawn(self._refresh(generation, CHANGED[method]))
 
     def _log(self, entry: JSON, call: Call | None) -> None:
         entry = {"time": now_ms(), **entry, "call": call.id if call else None}
@@ -382,20 +323,39 @@ class InspectedServer:
             self.logs.append(entry)
             self.emit("log", entry)
 
-    async def _refresh_tools(self, generation: int) -> None:
+    async def _refresh(self, generation: int, kinds: tuple[str, ...]) -> None:
         client = self.client
         if client is None:
             return
         with contextlib.suppress(ClientError):
-            tools = await client.list_tools(refresh=True)
-            if generation == self.generation:
-                self.tools = tools
-                self._announce()
+            for kind in kinds:
+                listing = await _list(client, kind)
+                if generation != self.generation:
+                    return
+                self.listings[kind] = listing
+            self._announce()
 
 
-def _params(message: JSON) -> JSON:
-    params = message.get("params")
-    return params if isinstance(params, dict) else {}
+# What the page lists, the capability that offers it, and the client method that lists it.
+LISTINGS = {
+    "tools": ("tools", "list_tools"),
+    "resources": ("resources", "list_resources"),
+    "resourceTemplates": ("resources", "list_resource_templates"),
+    "prompts": ("prompts", "list_prompts"),
+}
+CHANGED = {
+    "notifications/tools/list_changed": ("tools",),
+    "notifications/resources/list_changed": ("resources", "resourceTemplates"),
+    "notifications/prompts/list_changed": ("prompts",),
+}
+
+
+async def _list(client: Client, kind: str) -> list[JSON]:
+    capability, method = LISTINGS[kind]
+    if capability not in client.server_capabilities:
+        return []
+    listing: list[JSON] = await getattr(client, method)()
+    return listing
 
 
 def _version() -> str:

@@ -106,6 +106,41 @@ def call_result(result: JSON, features: Features) -> JSON:
     return shaped
 
 
+def prompt(definition: JSON, features: Features) -> JSON:
+    """A prompt definition as the revision defines it (no ``title`` before 2025-06-18, no
+    ``icons`` before 2025-11-25)."""
+    shaped: JSON = {"name": definition["name"]}
+    if features.titles and "title" in definition:
+        shaped["title"] = definition["title"]
+    if "description" in definition:
+        shaped["description"] = definition["description"]
+    if "arguments" in definition:
+        arguments = definition["arguments"]
+        if not features.titles:
+            arguments = [{k: v for k, v in a.items() if k != "title"} for a in arguments]
+        shaped["arguments"] = arguments
+    if features.icons and "icons" in definition:
+        shaped["icons"] = definition["icons"]
+    if features.meta and "_meta" in definition:
+        shaped["_meta"] = definition["_meta"]
+    return shaped
+
+
+def prompt_result(result: JSON, features: Features) -> JSON:
+    """A ``prompts/get`` result: each message's content block as the revision allows it."""
+    messages = result["messages"]
+    if not features.icons:  # every content feature is older than icons
+        messages = [
+            {"role": m["role"], "content": content_block(m["content"], features)} for m in messages
+        ]
+    shaped: JSON = {"messages": messages}
+    if "description" in result:
+        shaped["description"] = result["description"]
+    if features.meta and "_meta" in result:
+        shaped["_meta"] = result["_meta"]
+    return shaped
+
+
 def implementation(info: JSON, features: Features) -> JSON:
     """``serverInfo`` / ``clientInfo`` for the revision."""
     shaped: JSON = {"name": info["name"], "version": info["version"]}
@@ -141,3 +176,33 @@ def cacheable(result: JSON, features: Features, ttl_ms: int, scope: str) -> JSON
 def result_fragment(result: JSON) -> bytes:
     """A result serialized once, to splice into many responses."""
     return orjson.dumps(result)
+
+
+def resource(definition: JSON, features: Features) -> JSON:
+    """A resource or resource template as the revision defines it: no ``title`` before
+    2025-06-18, no ``icons`` before 2025-11-25, no ``_meta`` nor ``annotations.lastModified``
+    before 2025-06-18 (``annotations`` and ``size`` exist in every revision)."""
+    key = "uri" if "uri" in definition else "uriTemplate"
+    shaped: JSON = {key: definition[key], "name": definition["name"]}
+    if features.titles and "title" in definition:
+        shaped["title"] = definition["title"]
+    for field in ("description", "mimeType", "size"):
+        if field in definition:
+            shaped[field] = definition[field]
+    annotations = definition.get("annotations")
+    if annotations and not features.last_modified:
+        annotations = {k: v for k, v in annotations.items() if k != "lastModified"}
+    if annotations:
+        shaped["annotations"] = annotations
+    if features.icons and "icons" in definition:
+        shaped["icons"] = definition["icons"]
+    if features.meta and "_meta" in definition:
+        shaped["_meta"] = definition["_meta"]
+    return shaped
+
+
+def resource_contents(contents: list[JSON], features: Features) -> list[JSON]:
+    """``resources/read`` contents for the revision (``_meta`` exists since 2025-06-18)."""
+    if features.meta:
+        return contents
+    return [{k: v for k, v in item.items() if k != "_meta"} for item in contents]

@@ -202,6 +202,20 @@ class Context:
     def critical(self, message: Any) -> _Sent:
         return self.log("critical", message)
 
+    # ------------------------------------------------------------ resources
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """Read one of this server's resources: a list of contents dicts (``uri``,
+        ``mimeType`` and ``text`` or base64 ``blob``), as ``resources/read`` gives them.
+
+        Raises :class:`~toolwire.resources.ResourceNotFound` (a ``ToolError``) for a URI
+        nothing serves, and a ``ToolError`` saying why a read failed.
+        """
+        reader = getattr(self._connection.server, "read_resource", None)
+        if reader is None:
+            raise ToolError(f"Resource not found: {uri} (this server has no resources)")
+        return await reader(uri, self)  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------ questions for the client
 
     async def elicit(self, message: str, schema: Any) -> ElicitationResult:

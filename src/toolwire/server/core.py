@@ -36,6 +36,12 @@ JSON = dict[str, Any]
 
 
 MAX_CACHED_PAGES = 256
+# Each list that can change: its subscriptions/listen filter key and its notification.
+LIST_CHANGES = {
+    "tools": ("toolsListChanged", "notifications/tools/list_changed"),
+    "resources": ("resourcesListChanged", "notifications/resources/list_changed"),
+    "prompts": ("promptsListChanged", "notifications/prompts/list_changed"),
+}
 
 
 def unknown_tool(name: str, known: Sequence[str]) -> RPCError:
@@ -149,7 +155,7 @@ class ServerCore:
         self.change_hooks: list[Callable[[], None]] = []
         self._connections: set[ServerConnection] = set()
         self._pages: dict[tuple[str, str | None, Any], bytes] = {}
-        self._change_pending = False
+        self._changes_pending: set[str] = set()  # lists whose change is being announced
         self.context_always = False  # set when Python logging is forwarded to clients
 
     @property
@@ -163,9 +169,16 @@ class ServerCore:
         return self._info_by_revision[features.revision]
 
     def capabilities(self, features: Features) -> JSON:
+        """What this server offers, for ``initialize`` and ``server/discover``; the resource
+        and prompt registries of :class:`toolwire.Server` add theirs (LC-13)."""
         # List changes reach legacy sessions as notifications and modern clients on their
         # subscriptions/listen streams.
         return {"tools": {"listChanged": True}, "logging": {}}
+
+    def accepted_notifications(self, wanted: JSON) -> JSON:
+        """The part of a ``subscriptions/listen`` filter this server will deliver; the
+        resource and prompt registries add theirs."""
+        return {"toolsListChanged": True} if wanted.get("toolsListChanged") is True else {}
 
     # ------------------------------------------------------------ tools (overridden)
 
@@ -221,31 +234,44 @@ class ServerCore:
     def tools_changed(self) -> None:
         """Forget cached listings and tell connected clients, once per burst of changes."""
         self._pages.clear()
-        if self._change_pending or not self._connections:
+        self.list_changed("tools")
+
+    def list_changed(self, kind: str) -> None:
+        """Tell connected clients that the ``kind`` list (tools, resources, prompts) changed,
+        once per burst of changes: from the event loop or, through it, from a sync function
+        on a worker thread."""
+        if kind in self._changes_pending or not self._connections:
             return
         try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # a sync tool on a worker thread changed the tool set
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a sync tool on a worker thread changed the set
             serving = self._serving_loop
             if serving is not None and not serving.is_closed():
-                serving.call_soon_threadsafe(self.tools_changed)
+                serving.call_soon_threadsafe(self.list_changed, kind)
             return
-        self._change_pending = True
-        asyncio.get_running_loop().call_soon(self._announce_change)
+        self._changes_pending.add(kind)
+        loop.call_soon(self._announce_change, kind)
 
-    def _announce_change(self) -> None:
-        self._change_pending = False
-        self.announce_tools_changed()
-        for hook in self.change_hooks:  # e.g. tell other worker processes
-            hook()
+    def _announce_change(self, kind: str) -> None:
+        self._changes_pending.discard(kind)
+        self.announce_list_changed(kind)
+        if kind == "tools":
+            for hook in self.change_hooks:  # e.g. tell other worker processes
+                hook()
 
     def announce_tools_changed(self) -> None:
         """Tell this process's clients that the tool list changed (a change made here or,
         with a shared store, in another worker)."""
+        self.announce_list_changed("tools")
+
+    def announce_list_changed(self, kind: str) -> None:
+        """Send ``notifications/<kind>/list_changed`` to legacy sessions and to the listen
+        streams that asked for it."""
+        filter_key, method = LIST_CHANGES[kind]
         for connection in list(self._connections):
             if connection.features is not None:  # a legacy session
-                connection.notify("notifications/tools/list_changed")
-            connection.tell_listeners("toolsListChanged", "notifications/tools/list_changed")
+                connection.notify(method)
+            connection.tell_listeners(filter_key, method)
 
     # ------------------------------------------------------------ calls in flight
 

@@ -225,6 +225,25 @@ class StateSigner:
             raise invalid
         return state["r"], state["p"]
 
+    def answers(self, params: JSON, key: str, arguments: JSON, caller: str | None) -> JSON:
+        """The answers a retried request carries (MRTR): the earlier ones sealed in its
+        ``requestState`` plus the new ``inputResponses``, each with the fingerprint of the
+        question it answers (MP-09); answers to questions not asked are ignored."""
+        answered, pending = (
+            self.open(params["requestState"], key, arguments, caller)
+            if "requestState" in params
+            else ({}, {})
+        )
+        responses = params.get("inputResponses", {})
+        if not isinstance(responses, dict):
+            raise RPCError(
+                jsonrpc.INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object'
+            )
+        for name, response in responses.items():
+            if name in pending:
+                answered[name] = [pending[name], response]
+        return answered
+
 
 def _digest(arguments: JSON) -> str:
     return hashlib.sha256(orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)).hexdigest()

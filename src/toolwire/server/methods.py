@@ -11,6 +11,8 @@ from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import MODERN_REVISIONS
 from .context import LOG_RANK
+from .prompt_methods import PROMPT_METHODS
+from .resource_methods import RESOURCE_METHODS
 from .session import JSON, Request, ServerConnection
 
 
@@ -63,8 +65,7 @@ def _listen(connection: ServerConnection, request: Request) -> Any:
     if not isinstance(wanted, dict):
         raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
     # Only what this server can deliver is acknowledged; the client sees what it got.
-    accepted = {"toolsListChanged": True} if wanted.get("toolsListChanged") is True else {}
-    return connection.listen(request, accepted)
+    return connection.listen(request, connection.server.accepted_notifications(wanted))
 
 
 METHODS: dict[str, Callable[[ServerConnection, Request], Any]] = {
@@ -74,4 +75,6 @@ METHODS: dict[str, Callable[[ServerConnection, Request], Any]] = {
     "tools/list": _list_tools,
     "tools/call": _call_tool,
     "subscriptions/listen": _listen,
+    **RESOURCE_METHODS,
+    **PROMPT_METHODS,
 }

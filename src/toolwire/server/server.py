@@ -30,12 +30,14 @@ from ..tools import Tool
 from .context import Context, _current
 from .core import JSON, ServerCore, unknown_tool
 from .inputs import InputRequired, InvalidAnswer
+from .prompts import PromptRegistry
+from .resources import ResourceRegistry
 from .session import Request, ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Server(ServerCore):
+class Server(ResourceRegistry, PromptRegistry, ServerCore):
     """An MCP server whose tools are decorated Python functions.
 
     ``Server(name, version=None, instructions=None, *, page_size=None, mask_errors=True,
@@ -253,7 +255,9 @@ class Server(ServerCore):
                     _current.reset(token)
                     context._finish()
             return shaping.call_result(result, request.features)
-        answers = self._answers(tool, request, arguments) if resumed else None
+        answers = (
+            self.signer.answers(params, tool.name, arguments, request.caller) if resumed else None
+        )
         return self._invoke(tool, connection, request, arguments, answers)
 
     def _context(
@@ -262,25 +266,6 @@ class Server(ServerCore):
         if tool.schema.injected or self.context_always:
             return connection.context_for(request, answers)
         return None
-
-    def _answers(self, tool: Tool, request: Request, arguments: JSON) -> JSON:
-        """The answers a resumed call carries: earlier ones from the signed state plus the new
-        ones, each with the fingerprint of the question it answers (MP-09)."""
-        params = request.params
-        answered, pending = (
-            self.signer.open(params["requestState"], tool.name, arguments, _caller(request))
-            if "requestState" in params
-            else ({}, {})
-        )
-        responses = params.get("inputResponses", {})
-        if not isinstance(responses, dict):
-            raise RPCError(
-                jsonrpc.INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object'
-            )
-        for key, response in responses.items():  # answers to questions not asked are ignored
-            if key in pending:
-                answered[key] = [pending[key], response]
-        return answered
 
     async def _invoke(
         self,
@@ -305,7 +290,7 @@ class Server(ServerCore):
                 )
         except InputRequired as needed:  # modern: the client answers, then calls again
             state = self.signer.seal(
-                tool.name, arguments, _caller(request), answers or {}, needed.questions
+                tool.name, arguments, request.caller, answers or {}, needed.questions
             )
             return {
                 "resultType": "input_required",
@@ -322,8 +307,3 @@ class Server(ServerCore):
             if context is not None:
                 context._finish()
         return shaping.call_result(result, request.features)
-
-
-def _caller(request: Request) -> str | None:
-    """Who a requestState is bound to (MP-06): the authenticated identity, if any."""
-    return None if request.identity is None else str(request.identity)

@@ -43,7 +43,10 @@ logger = logging.getLogger("toolwire")
 JSON = dict[str, Any]
 Reply = Callable[[bytes], None]
 
-LEGACY_ONLY = frozenset({"initialize", "ping", "logging/setLevel"})
+# 2026-07-28 replaced resources/subscribe with subscriptions/listen's resourceSubscriptions.
+LEGACY_ONLY = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
 MODERN_ONLY = frozenset({"server/discover", "subscriptions/listen"})
 
 
@@ -94,6 +97,11 @@ class Request:
         self.identity: Any = None  # who is calling, once authentication says so
         self.cancelled = False  # the client cancelled it: nothing more is sent for it
 
+    @property
+    def caller(self) -> str | None:
+        """Who a ``requestState`` is bound to (MP-06): the authenticated identity, if any."""
+        return None if self.identity is None else str(self.identity)
+
 
 class ServerConnection:
     """The server side of one connection (one stdio pipe pair, one in-memory pair)."""
@@ -111,6 +119,7 @@ class ServerConnection:
         self.in_flight: dict[str | int, asyncio.Task[None]] = {}
         self._running: dict[str | int, Request] = {}  # the requests of in_flight, by id
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
+        self.subscriptions: set[str] = set()  # resource URIs (legacy resources/subscribe)
         self._listening: dict[str | int, asyncio.Future[None]] = {}
         self._outgoing: dict[str, asyncio.Future[JSON]] = {}  # our requests to the client
         self._next_id = 0

@@ -4,6 +4,15 @@
 // it reaches the page only through textContent, attributes and data: URLs built here, never as
 // HTML. The backend contract (endpoints, event stream, shapes) is described in the inspector
 // package; this file follows it.
+//
+// The Resources and Prompts tabs live in primitives.js, loaded after this file. The two share
+// one global object, window.toolwireInspector, filled here:
+//   h, api, pretty, isObject, firstLine, clock  DOM and backend helpers
+//   contentBlock(block), resourceBody(contents) the content renderers
+//   trafficMessage(entry), showView(viewId)     the traffic renderer, the tab switch
+//   state                                       the last State received (null before)
+//   stateListeners                              functions called with every State, after
+//                                               this file has rendered it
 "use strict";
 
 (function () {
@@ -114,6 +123,7 @@
   const findTool = (name) => app.tools.find((tool) => tool.name === name) || null;
 
   function onState(state) {
+    shared.state = state;
     app.tools = Array.isArray(state.tools) ? state.tools : [];
     app.calls = new Map((state.calls || []).map((call) => [call.id, call]));
     app.logs = (state.logs || []).slice();
@@ -123,6 +133,7 @@
     renderRun();
     renderHistory();
     renderLogs();
+    for (const listener of shared.stateListeners) listener(state);
   }
 
   /** Keep the newest copy of a call: a finished call never goes back to running. */
@@ -839,24 +850,30 @@
     );
   }
 
-  /** Text is shown; image and audio blobs are played; any other blob is a download link. */
+  /** How many bytes a base64 text decodes to (each 4 characters are 3 bytes, less padding). */
+  function base64Size(data) {
+    const clean = String(data || "").replace(/\s+/g, "");
+    const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
+    return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+  }
+
+  /** Text is shown; image and audio blobs are played; any other blob is a download link.
+   *  (Also what the Resources tab shows of each resources/read content.) */
+  function resourceBody(resource) {
+    const mime = resource.mimeType || "";
+    const kind = mime.split("/")[0];
+    if (typeof resource.text === "string") return h("pre", { testid: "content-resource-text" }, resource.text);
+    if (kind === "image" || kind === "audio") return media(kind, mime, resource.blob, `content-resource-${kind}`);
+    const name = String(resource.uri || "resource").split("/").pop() || "resource";
+    const link = { href: dataUrl(mime, resource.blob), download: name, testid: "content-resource-download" };
+    return h("a", link, `Download ${name} (${base64Size(resource.blob)} bytes)`);
+  }
+
   function embeddedResource(block, note) {
     const resource = isObject(block.resource) ? block.resource : {};
     const mime = resource.mimeType || "";
-    const kind = mime.split("/")[0];
-    let body;
-    if (typeof resource.text === "string") {
-      body = h("pre", { testid: "content-resource-text" }, resource.text);
-    } else if (kind === "image" || kind === "audio") {
-      body = media(kind, mime, resource.blob, `content-resource-${kind}`);
-    } else {
-      const name = String(resource.uri || "resource").split("/").pop() || "resource";
-      const size = Math.floor((String(resource.blob || "").length * 3) / 4);
-      const link = { href: dataUrl(mime, resource.blob), download: name, testid: "content-resource-download" };
-      body = h("a", link, `Download ${name} (about ${size} bytes)`);
-    }
     const title = h("div", "block-title", "embedded resource ", h("code", {}, resource.uri || ""), mime && ` · ${mime}`);
-    return h("div", { class: "block resource", testid: "content-resource" }, title, body, note);
+    return h("div", { class: "block resource", testid: "content-resource" }, title, resourceBody(resource), note);
   }
 
   function unknownBlock(block) {
@@ -1010,5 +1027,8 @@
     connect();
   }
 
+  const shared = { h, api, pretty, isObject, firstLine, clock, contentBlock, resourceBody, trafficMessage, showView };
+  Object.assign(shared, { state: null, stateListeners: [] });
+  window.toolwireInspector = shared;
   wire();
 })();

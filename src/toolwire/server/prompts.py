@@ -1,0 +1,288 @@
+"""Prompts on :class:`toolwire.Server`: ``@mcp.prompt()`` turns a function into a prompt
+template whose parameters are its arguments, with completion of argument values.
+
+::
+
+    @mcp.prompt(complete={"language": lambda value: [l for l in LANGUAGES if l.startswith(value)]})
+    def review(code: str, language: str = "python") -> str:
+        \"\"\"Ask for a code review.
+
+        Args:
+            code: The code to review
+            language: Its programming language
+        \"\"\"
+        return f"Review this {language} code:\\n\\n{code}"
+
+A server with no prompt answers exactly as before: no ``prompts`` capability, and the
+prompt methods are unknown (-32601).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+from .. import jsonrpc
+from ..completion import run_completer
+from ..errors import RegistrationError, RPCError
+from ..prompts import Prompt
+from ..protocol import shaping
+from ..protocol.revisions import Features
+from .context import Context, _current
+from .core import JSON, ServerCore, decode_cursor, encode_cursor
+from .inputs import InputRequired, InvalidAnswer
+from .session import Request, ServerConnection
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def unknown_prompt(name: str, known: Sequence[str]) -> RPCError:
+    """-32602 for an unknown prompt, with the closest known name as a hint."""
+    import difflib
+
+    message = f"Unknown prompt: {name!r}."
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        message += f" Did you mean {close[0]!r}?"
+    return RPCError(jsonrpc.INVALID_PARAMS, message)
+
+
+class PromptRegistry(ServerCore):
+    """The prompt half of :class:`toolwire.Server` (a mixin over ``ServerCore``)."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self._prompts: dict[str, Prompt] = {}
+        # Set by the first registration and kept: a session told about prompts can still
+        # list them (an empty list) after the last one is removed.
+        self.offers_prompts = False
+
+    # ------------------------------------------------------------ registration
+
+    @overload
+    def prompt(self, name: F, /) -> F: ...
+
+    @overload
+    def prompt(
+        self,
+        name: str | None = None,
+        /,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[Any] | None = None,
+        meta: JSON | None = None,
+        complete: Mapping[str, Callable[..., Any]] | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def prompt(self, name: Any = None, /, **options: Any) -> Any:
+        """Register a function as a prompt: ``@mcp.prompt``, ``@mcp.prompt()`` or
+        ``@mcp.prompt("name", title=..., description=..., icons=..., meta=...,
+        complete={"argument": completer})``."""
+        if callable(name):
+            self.add_prompt(name)
+            return name
+        if "name" in options:
+            name = options.pop("name")
+
+        def register(fn: F) -> F:
+            self.add_prompt(fn, name=name, **options)
+            return fn
+
+        return register
+
+    def add_prompt(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[Any] | None = None,
+        meta: JSON | None = None,
+        complete: Mapping[str, Callable[..., Any]] | None = None,
+    ) -> Prompt:
+        """Register ``fn`` (a function, async function or callable) as a prompt.
+
+        ``complete`` maps argument names to completers: ``fn(value)`` or
+        ``fn(value, arguments)`` (the earlier answers), sync or async, returning a list of
+        suggestions. ``Literal`` and ``Enum`` arguments complete from their choices.
+        """
+        prompt = Prompt(
+            fn,
+            name=name,
+            title=title,
+            description=description,
+            icons=icons,
+            meta=meta,
+            complete=complete,
+            inject=(Context,),
+        )
+        if prompt.name in self._prompts:
+            raise RegistrationError(f"A prompt named {prompt.name!r} is already registered")
+        self._prompts[prompt.name] = prompt
+        self.offers_prompts = True
+        self.prompts_changed()
+        return prompt
+
+    def remove_prompt(self, name: str) -> None:
+        """Unregister a prompt; clients are told the list changed."""
+        if self._prompts.pop(name, None) is None:
+            raise KeyError(f"No prompt named {name!r}")
+        self.prompts_changed()
+
+    def get_prompt(self, name: str) -> Prompt | None:
+        return self._prompts.get(name)
+
+    @property
+    def prompts(self) -> Sequence[Prompt]:
+        """The registered prompts, in registration order."""
+        return list(self._prompts.values())
+
+    # ------------------------------------------------------------ capabilities
+
+    def capabilities(self, features: Features) -> JSON:
+        capabilities = super().capabilities(features)
+        if self.offers_prompts:
+            capabilities["prompts"] = {"listChanged": True}
+        # ServerCapabilities.completions exists since 2025-03-26 (completion/complete itself
+        # is answered on 2024-11-05 too: that schema defines the request).
+        if features.revision >= "2025-03-26" and self.offers_completions():
+            capabilities["completions"] = {}
+        return capabilities
+
+    def accepted_notifications(self, wanted: JSON) -> JSON:
+        accepted = super().accepted_notifications(wanted)
+        if self.offers_prompts and wanted.get("promptsListChanged") is True:
+            accepted["promptsListChanged"] = True
+        return accepted
+
+    def offers_completions(self) -> bool:
+        """Some prompt argument or resource-template variable has a completer."""
+        if any(prompt.completers for prompt in self._prompts.values()):
+            return True
+        templates: Any = getattr(self, "resource_templates", None) or ()
+        return any(getattr(t, "completers", None) for t in templates)
+
+    # ------------------------------------------------------------ list changes
+
+    def prompts_changed(self) -> None:
+        """Tell connected clients the prompt list changed, once per burst of changes."""
+        self.list_changed("prompts")
+
+    # ------------------------------------------------------------ protocol side
+
+    def prompts_page(self, request: Request, cursor: str | None) -> JSON:
+        """One page of ``prompts/list`` for the request's revision."""
+        features = request.features
+        prompts = list(self._prompts.values())
+        start = 0
+        if cursor:
+            position = decode_cursor(cursor)
+            names = [p.name for p in prompts]
+            if position not in names:
+                raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+            start = names.index(position)
+        end = len(prompts) if self.page_size is None else start + self.page_size
+        result: JSON = {
+            "prompts": [shaping.prompt(p.definition, features) for p in prompts[start:end]]
+        }
+        if end < len(prompts):
+            result["nextCursor"] = encode_cursor(prompts[end].name)
+        return shaping.cacheable(result, features, self.list_ttl_ms, "public")
+
+    def find_prompt(self, name: str) -> Prompt:
+        prompt = self._prompts.get(name)
+        if prompt is None:
+            raise unknown_prompt(name, list(self._prompts))
+        return prompt
+
+    def render_prompt(
+        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+    ) -> Any:
+        """The coroutine of a ``prompts/get`` result; unknown names and bad arguments are
+        refused right away."""
+        prompt = self.find_prompt(name)
+        kwargs = prompt.bind(arguments)
+        params = request.params
+        answers = None
+        if request.features.modern and ("requestState" in params or "inputResponses" in params):
+            answers = self.signer.answers(params, _state_key(prompt), arguments, request.caller)
+        return self._render(prompt, connection, request, kwargs, arguments, answers)
+
+    async def _render(
+        self,
+        prompt: Prompt,
+        connection: ServerConnection,
+        request: Request,
+        kwargs: JSON,
+        arguments: JSON,
+        answers: JSON | None,
+    ) -> JSON:
+        context = connection.context_for(request, answers) if prompt.injected else None
+        if context is not None:
+            _current.set(context)  # this task's own copy of the context variables
+        try:
+            result = await prompt.render(
+                kwargs, context, self.runner.run, mask_errors=self.mask_errors
+            )
+        except InputRequired as needed:  # 2026-07-28: the client answers, then asks again
+            state = self.signer.seal(
+                _state_key(prompt), arguments, request.caller, answers or {}, needed.questions
+            )
+            return {
+                "resultType": "input_required",
+                "inputRequests": needed.requests,
+                "requestState": state,
+            }
+        except InvalidAnswer as exc:
+            raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
+        finally:
+            if context is not None:
+                context._finish()
+        return shaping.prompt_result(result, request.features)
+
+    def complete_argument(
+        self, request: Request, ref: JSON, name: str, value: str, context: dict[str, str]
+    ) -> Any:
+        """The ``completion/complete`` result (or its coroutine) for one argument."""
+        kind = ref.get("type")
+        if kind == "ref/prompt":
+            prompt_name = ref.get("name")
+            if not isinstance(prompt_name, str):
+                raise RPCError(
+                    jsonrpc.INVALID_PARAMS, 'Invalid params: "ref.name" must be a string'
+                )
+            completer = self.find_prompt(prompt_name).completers.get(name)
+            label = f"argument {name!r} of prompt {prompt_name!r}"
+        elif kind == "ref/resource":
+            uri = ref.get("uri")
+            if not isinstance(uri, str):
+                raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "ref.uri" must be a string')
+            find = getattr(self, "find_template", None)
+            template = find(uri) if find is not None else None
+            if template is None:
+                raise RPCError(jsonrpc.INVALID_PARAMS, f"Unknown resource template: {uri!r}")
+            completer = (getattr(template, "completers", None) or {}).get(name)
+            label = f"variable {name!r} of {uri!r}"
+        else:
+            raise RPCError(
+                jsonrpc.INVALID_PARAMS,
+                'Invalid params: "ref.type" must be "ref/prompt" or "ref/resource"',
+            )
+        if completer is None:  # nothing to suggest for this argument
+            return {"completion": {"values": []}}
+        return self._complete(completer, value, context, label)
+
+    async def _complete(
+        self, completer: Callable[..., Any], value: str, context: dict[str, str], label: str
+    ) -> JSON:
+        completion = await run_completer(
+            completer, value, context, self.runner.run, label=label, mask_errors=self.mask_errors
+        )
+        return {"completion": completion}
+
+
+def _state_key(prompt: Prompt) -> str:
+    """What a prompt's requestState is bound to: never valid for a tool of the same name."""
+    return f"prompts/get {prompt.name}"

@@ -1,0 +1,89 @@
+"""The resource methods: resources/list, resources/templates/list, resources/read and, on
+legacy revisions, resources/subscribe and resources/unsubscribe (2026-07-28 subscribes on a
+``subscriptions/listen`` stream instead: its ``resourceSubscriptions``).
+
+They check the request's shape and hand the work to the server's resource registry
+(:class:`toolwire.server.resources.ResourceRegistry`). A server without resources (or a
+low-level server) does not offer them: -32601, exactly as if the methods did not exist.
+
+Errors: an unknown URI is -32002 "Resource not found" with ``data.uri`` up to 2025-11-25
+and -32602 on 2026-07-28; a missing or non-string ``uri`` is -32602; a resource function
+that fails is -32603 with the text a tool's ``isError`` result would carry (its own
+message for ``ToolError`` and expected exceptions, else a masked one with a reference).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import jsonrpc
+from ..errors import RPCError
+from .session import JSON, Request, ServerConnection
+
+if TYPE_CHECKING:
+    from .resources import ResourceRegistry
+
+
+def _resources_of(connection: ServerConnection, request: Request) -> ResourceRegistry:
+    server: Any = connection.server
+    if not getattr(server, "offers_resources", False):
+        raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {request.method}")
+    return server  # type: ignore[no-any-return]
+
+
+def _cursor(request: Request) -> str | None:
+    cursor = request.params.get("cursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+    return cursor
+
+
+def _uri(request: Request) -> str:
+    uri = request.params.get("uri")
+    if not isinstance(uri, str) or not uri:
+        raise RPCError(
+            jsonrpc.INVALID_PARAMS, f'Invalid params: {request.method} needs a "uri" string'
+        )
+    return uri
+
+
+def _list_resources(connection: ServerConnection, request: Request) -> JSON:
+    server = _resources_of(connection, request)
+    return server.resources_page(request, _cursor(request), templates=False)
+
+
+def _list_templates(connection: ServerConnection, request: Request) -> JSON:
+    server = _resources_of(connection, request)
+    return server.resources_page(request, _cursor(request), templates=True)
+
+
+def _read(connection: ServerConnection, request: Request) -> Any:
+    server = _resources_of(connection, request)
+    return server.read_for(connection, request, _uri(request))
+
+
+def _subscribe(connection: ServerConnection, request: Request) -> JSON:
+    server = _resources_of(connection, request)
+    uri = _uri(request)
+    if not server.knows(uri):
+        from .resources import not_found
+
+        raise not_found(uri, request.features)
+    connection.subscriptions.add(uri)
+    return {}
+
+
+def _unsubscribe(connection: ServerConnection, request: Request) -> JSON:
+    _resources_of(connection, request)
+    connection.subscriptions.discard(_uri(request))  # never subscribed: nothing to stop
+    return {}
+
+
+RESOURCE_METHODS: dict[str, Callable[[ServerConnection, Request], Any]] = {
+    "resources/list": _list_resources,
+    "resources/templates/list": _list_templates,
+    "resources/read": _read,
+    "resources/subscribe": _subscribe,
+    "resources/unsubscribe": _unsubscribe,
+}

@@ -1,0 +1,295 @@
+"""Resources on :class:`toolwire.Server`: ``@mcp.resource(uri)`` for fixed URIs and URI
+templates, read by clients with ``resources/read`` and by tools with ``ctx.read_resource``.
+
+::
+
+    @mcp.resource("config://app", mime_type="application/json")
+    def config() -> dict:
+        \"\"\"The application's settings.\"\"\"
+        return {"theme": "dark"}
+
+    @mcp.resource("users://{user_id}/profile")
+    def profile(user_id: int) -> str:
+        return f"User {user_id}"
+
+A server with no resource answers exactly as before: no ``resources`` capability, and the
+resource methods are unknown (-32601).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+from .. import jsonrpc
+from ..errors import RegistrationError, RPCError, ToolError
+from ..protocol import shaping
+from ..protocol.revisions import META_SUBSCRIPTION_ID, Features
+from ..resources import Resource, ResourceNotFound, ResourceTemplate, is_template
+from .context import Context, _current
+from .core import JSON, ServerCore, decode_cursor, encode_cursor
+from .session import Request
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+UPDATED = "notifications/resources/updated"
+
+
+class ResourceRegistry(ServerCore):
+    """The resource half of :class:`toolwire.Server` (a mixin over ``ServerCore``)."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self._resources: dict[str, Resource] = {}
+        self._templates: dict[str, ResourceTemplate] = {}
+        # Set by the first registration and kept: a session told about resources can still
+        # list them (an empty list) after the last one is removed.
+        self.offers_resources = False
+
+    # ------------------------------------------------------------ registration
+
+    @overload
+    def resource(self, uri: str, /) -> Callable[[F], F]: ...
+
+    @overload
+    def resource(
+        self,
+        uri: str,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        annotations: Any = None,
+        icons: list[Any] | None = None,
+        meta: JSON | None = None,
+        complete: Mapping[str, Callable[..., Any]] | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def resource(self, uri: str, /, **options: Any) -> Any:
+        """Register a function as a resource (``uri`` fixed) or a resource template (``uri``
+        with ``{variables}``, each one a parameter of the function).
+
+        The function may take a ``Context``; it returns ``str`` (text), ``bytes`` (a base64
+        blob), a ``File``, JSON-able data (sent as ``application/json`` text) or a list of
+        these (several contents). ``name`` defaults to the function's name, ``description``
+        to its docstring. ``complete={"variable": fn}`` suggests values of a template's
+        variable (``completion/complete``).
+        """
+        if callable(uri):
+            raise TypeError('@mcp.resource needs a URI: @mcp.resource("scheme://path")')
+
+        def register(fn: F) -> F:
+            self.add_resource(fn, uri, **options)
+            return fn
+
+        return register
+
+    def add_resource(
+        self, fn: Any, uri: str | None = None, **options: Any
+    ) -> Resource | ResourceTemplate:
+        """Register ``fn`` as the resource at ``uri`` (a template if it has ``{variables}``).
+
+        ``fn`` is a function, or the content itself (``str``/``bytes``/``File``), or a
+        :class:`~toolwire.resources.Resource` / ``ResourceTemplate`` built beforehand (then
+        without ``uri`` and options). Returns the registered object.
+        """
+        if isinstance(fn, (Resource, ResourceTemplate)):
+            if uri is not None or options:
+                raise TypeError("add_resource(resource) takes no uri nor options")
+            item: Resource | ResourceTemplate = fn
+        elif uri is None:
+            raise TypeError("add_resource needs a uri")
+        elif is_template(uri):
+            item = ResourceTemplate(fn, uri, inject=(Context,), **options)
+        else:
+            if options.get("complete"):
+                raise RegistrationError(
+                    f"Resource {uri!r} has no URI variables: complete= is for templates"
+                )
+            options.pop("complete", None)
+            item = Resource(fn, uri, inject=(Context,), **options)
+        if isinstance(item, ResourceTemplate):
+            if item.uri_template in self._templates:
+                raise RegistrationError(f"A resource template {item.uri_template!r} is registered")
+            self._templates[item.uri_template] = item
+        else:
+            if item.uri in self._resources:
+                raise RegistrationError(f"A resource {item.uri!r} is already registered")
+            self._resources[item.uri] = item
+        self.offers_resources = True
+        self.resources_changed()
+        return item
+
+    def remove_resource(self, uri: str) -> None:
+        """Unregister the resource with this URI (or the template with this URI template);
+        clients are told the list changed."""
+        if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
+            raise KeyError(f"No resource or resource template {uri!r}")
+        self.resources_changed()
+
+    @property
+    def resources(self) -> Sequence[Resource]:
+        """The registered resources with a fixed URI, in registration order."""
+        return list(self._resources.values())
+
+    @property
+    def resource_templates(self) -> Sequence[ResourceTemplate]:
+        """The registered resource templates, in registration order."""
+        return list(self._templates.values())
+
+    def get_resource(self, uri: str) -> Resource | None:
+        return self._resources.get(uri)
+
+    def find_template(self, uri_template: str) -> ResourceTemplate | None:
+        """The template registered with exactly this URI template (``completion/complete``
+        names templates this way), or None."""
+        return self._templates.get(uri_template)
+
+    def resource_link(self, uri: str, **overrides: Any) -> Any:
+        """A ``types.ResourceLink`` content block for a registered resource (or a URI one of
+        the templates serves), with its name, title, description, MIME type, size, icons
+        and ``_meta``: ``return [mcp.resource_link("docs://readme"), "see this file"]``.
+        ``overrides`` replace fields (e.g. ``description=...``)."""
+        from .. import types
+
+        found = self._locate(uri)
+        if found is None:
+            raise KeyError(f"No resource or resource template serves {uri!r}")
+        fields = {k: v for k, v in found[0].definition.items() if k != "uriTemplate"}
+        fields["uri"] = uri
+        fields.update(overrides)
+        return types.ResourceLink(**fields)
+
+    # ------------------------------------------------------------ capabilities
+
+    def capabilities(self, features: Features) -> JSON:
+        capabilities = super().capabilities(features)
+        if self.offers_resources:
+            # subscribe: resources/subscribe (legacy) or resourceSubscriptions (2026-07-28)
+            capabilities["resources"] = {"subscribe": True, "listChanged": True}
+        return capabilities
+
+    def accepted_notifications(self, wanted: JSON) -> JSON:
+        accepted = super().accepted_notifications(wanted)
+        if not self.offers_resources:
+            return accepted
+        if wanted.get("resourcesListChanged") is True:
+            accepted["resourcesListChanged"] = True
+        uris = wanted.get("resourceSubscriptions")
+        if isinstance(uris, list):
+            # Only URIs that name something here: the acknowledgement shows what is honoured.
+            known = [u for u in dict.fromkeys(uris) if isinstance(u, str) and self._locate(u)]
+            if known:
+                accepted["resourceSubscriptions"] = known
+        return accepted
+
+    # ------------------------------------------------------------ notifications
+
+    def resources_changed(self) -> None:
+        """Tell connected clients the resource list changed, once per burst of changes."""
+        self.list_changed("resources")
+
+    def resource_updated(self, uri: str) -> None:
+        """Say that the resource at ``uri`` changed: legacy sessions subscribed to it get
+        ``notifications/resources/updated``, and so do 2026-07-28 listen streams that asked
+        for it. Callable from sync tools on worker threads too."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            serving = self._serving_loop
+            if serving is not None and not serving.is_closed():
+                serving.call_soon_threadsafe(self.resource_updated, uri)
+            return
+        for connection in list(self._connections):
+            if connection.features is not None and uri in connection.subscriptions:
+                connection.notify(UPDATED, {"uri": uri})
+            for mid, accepted in list(connection.listeners.items()):
+                if uri in accepted.get("resourceSubscriptions", ()):
+                    params = {"_meta": {META_SUBSCRIPTION_ID: mid}, "uri": uri}
+                    connection.notify(UPDATED, params, related=mid)
+
+    # ------------------------------------------------------------ protocol side
+
+    def _locate(self, uri: str) -> tuple[Resource | ResourceTemplate, JSON] | None:
+        """What serves ``uri``: an exact resource first, then templates in registration
+        order (with the variables the URI gives)."""
+        found = self._resources.get(uri)
+        if found is not None:
+            return found, {}
+        for template in self._templates.values():
+            variables = template.match(uri)
+            if variables is not None:
+                return template, variables
+        return None
+
+    def resources_page(self, request: Request, cursor: str | None, templates: bool) -> JSON:
+        """One page of ``resources/list`` (or ``resources/templates/list``)."""
+        features = request.features
+        items: list[Resource] | list[ResourceTemplate]
+        if templates:
+            items, key, field = list(self._templates.values()), "uriTemplate", "resourceTemplates"
+        else:
+            items, key, field = list(self._resources.values()), "uri", "resources"
+        keys = [item.definition[key] for item in items]
+        start = 0
+        if cursor:
+            position = decode_cursor(cursor)
+            if position not in keys:
+                raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+            start = keys.index(position)
+        end = len(items) if self.page_size is None else start + self.page_size
+        result: JSON = {field: [shaping.resource(i.definition, features) for i in items[start:end]]}
+        if end < len(items):
+            result["nextCursor"] = encode_cursor(keys[end])
+        return shaping.cacheable(result, features, self.list_ttl_ms, "public")
+
+    async def read_resource(self, uri: str, context: Context | None = None) -> list[JSON]:
+        """The contents of ``uri`` (newest shape: dicts with ``uri``, ``mimeType`` and
+        ``text`` or ``blob``). Raises :class:`~toolwire.resources.ResourceNotFound`, or a
+        ``ToolError`` saying why the read failed. ``context`` is given to resource functions
+        that take one (``ctx.read_resource`` passes the calling tool's)."""
+        found = self._locate(uri)
+        if found is None:
+            raise ResourceNotFound(uri)
+        item, variables = found
+        return await item.read(
+            uri, variables, context, self.runner.run, mask_errors=self.mask_errors
+        )
+
+    async def read_for(self, connection: Any, request: Request, uri: str) -> JSON:
+        """The ``resources/read`` result; failures become JSON-RPC errors (see
+        :mod:`toolwire.server.resource_methods`)."""
+        found = self._locate(uri)
+        if found is None:
+            raise not_found(uri, request.features)
+        item, variables = found
+        context = connection.context_for(request) if item.injected else None
+        if context is not None:
+            _current.set(context)  # this task's own copy of the context variables
+        try:
+            contents = await item.read(
+                uri, variables, context, self.runner.run, mask_errors=self.mask_errors
+            )
+        except ResourceNotFound as exc:
+            raise not_found(uri, request.features, str(exc)) from None
+        except ToolError as exc:  # its text was chosen (or masked) to be shown
+            raise RPCError(jsonrpc.INTERNAL_ERROR, str(exc), {"uri": uri}) from None
+        finally:
+            if context is not None:
+                context._finish()
+        result: JSON = {"contents": shaping.resource_contents(contents, request.features)}
+        # Contents come fresh from a function that may depend on the caller: never shared.
+        return shaping.cacheable(result, request.features, 0, "private")
+
+    def knows(self, uri: str) -> bool:
+        return self._locate(uri) is not None
+
+
+def not_found(uri: str, features: Features, message: str = "Resource not found") -> RPCError:
+    """The revision's not-found error: -32002 up to 2025-11-25, -32602 on 2026-07-28."""
+    code = jsonrpc.INVALID_PARAMS if features.modern else jsonrpc.RESOURCE_NOT_FOUND_LEGACY
+    return RPCError(code, message, {"uri": uri})
