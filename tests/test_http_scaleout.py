@@ -7,7 +7,8 @@ is mocked, so these tests prove what a deployment behind a load balancer gets:
 
 * a session initialized through one worker continues through the other, with the same
   ``Mcp-Session-Id``, and what the client set (``logging/setLevel``) holds everywhere;
-* a tool-list change made on either worker reaches the session's GET stream exactly once,
+* a tool-list or resource-list change made on either worker reaches the session's GET stream
+  exactly once, and a resource update reaches a subscription made through either worker,
   whichever worker holds that stream;
 * a POST SSE stream resumed with ``Last-Event-ID`` after its worker was killed (SIGKILL)
   replays, through the other worker, every event the dead one had sent.
@@ -210,7 +211,14 @@ async def test_one_session_is_served_by_both_workers(cluster: Cluster) -> None:
         assert sums == [40, 41, 42, 43]
         listed, _, _ = await mcp.call("tools/list")
         names = {tool["name"] for tool in listed["result"]["tools"]}
-        assert names == {"whoami", "add_tool_named", "progress_then_wait", "add"}
+        assert names == {
+            "whoami",
+            "add_tool_named",
+            "progress_then_wait",
+            "add",
+            "touch_board",
+            "add_note",
+        }
         pong, _, _ = await mcp.call("ping")
         assert pong["result"] == {}
 
@@ -268,6 +276,70 @@ async def test_a_tool_list_change_reaches_the_get_stream_once(
         with contextlib.suppress(asyncio.TimeoutError):
             extra = await asyncio.wait_for(anext(events), QUIET)
             pytest.fail(f"a second message on the GET stream: {extra.data}")
+
+
+@pytest.mark.parametrize("changed_on", ["a", "b"])
+async def test_a_resource_list_change_reaches_the_get_stream_once(
+    cluster: Cluster, changed_on: str
+) -> None:
+    worker = cluster.a if changed_on == "a" else cluster.b
+    async with (
+        session(cluster.nginx) as mcp,
+        mcp.http.stream("GET", cluster.nginx, headers=mcp.headers("text/event-stream")) as get,
+    ):
+        assert get.status_code == 200, (await get.aread()).decode()
+        events = sse_events(get)
+        priming = await anext(events)
+        assert priming.id and not priming.data
+
+        assert (
+            await mcp.tool("add_note", url=worker.url, name=f"on-{changed_on}")
+            == f"on-{changed_on}"
+        )
+
+        first = await asyncio.wait_for(anext(events), TIMEOUT)
+        assert mcp.server_sent(first.data) == {
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/list_changed",
+        }
+        with contextlib.suppress(asyncio.TimeoutError):
+            extra = await asyncio.wait_for(anext(events), QUIET)
+            pytest.fail(f"a second message on the GET stream: {extra.data}")
+
+
+async def test_a_subscription_made_on_one_worker_hears_updates_made_on_the_other(
+    cluster: Cluster,
+) -> None:
+    async with (
+        session(cluster.nginx) as mcp,
+        mcp.http.stream("GET", cluster.a.url, headers=mcp.headers("text/event-stream")) as get,
+    ):
+        assert get.status_code == 200, (await get.aread()).decode()
+        events = sse_events(get)
+        await anext(events)  # priming
+
+        # the GET stream is on worker a; subscribe through b, update through b
+        answer, _, _ = await mcp.call(
+            "resources/subscribe", {"uri": "board://status"}, url=cluster.b.url
+        )
+        assert answer["result"] == {}
+        assert await mcp.tool("touch_board", url=cluster.b.url) == "touched"
+        update = await asyncio.wait_for(anext(events), TIMEOUT)
+        assert mcp.server_sent(update.data) == {
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {"uri": "board://status"},
+        }
+
+        # unsubscribed through b: an update made on a reaches nobody
+        answer, _, _ = await mcp.call(
+            "resources/unsubscribe", {"uri": "board://status"}, url=cluster.b.url
+        )
+        assert answer["result"] == {}
+        assert await mcp.tool("touch_board", url=cluster.a.url) == "touched"
+        with contextlib.suppress(asyncio.TimeoutError):
+            extra = await asyncio.wait_for(anext(events), QUIET)
+            pytest.fail(f"an update after unsubscribing: {extra.data}")
 
 
 # ---------------------------------------------------------------------------- (c) resumption

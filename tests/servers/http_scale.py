@@ -10,6 +10,8 @@ load balancer serve the same sessions.
 * ``progress_then_wait(n)`` — sends ``n`` progress notifications, then waits until cancelled,
   so its SSE stream stays open.
 * ``add(a, b)``.
+* ``touch_board()`` — announces an update of the resource ``board://status``.
+* ``add_note(name)`` — registers the resource ``notes://NAME`` (a resource-list change).
 """
 
 from __future__ import annotations
@@ -56,6 +58,23 @@ def build() -> Server:
     def add(a: int, b: int) -> int:
         """Add two numbers together."""
         return a + b
+
+    @mcp.resource("board://status")
+    def status() -> str:
+        """The board's status line."""
+        return f"served by worker {os.getpid()}"
+
+    @mcp.tool()
+    def touch_board() -> str:
+        """Say that board://status changed (to its subscribers, on every worker)."""
+        mcp.resource_updated("board://status")
+        return "touched"
+
+    @mcp.tool()
+    def add_note(name: str) -> str:
+        """Register the resource notes://NAME at run time (a resource-list change)."""
+        mcp.add_resource(f"note {name}", f"notes://{name}")
+        return name
 
     return mcp
 

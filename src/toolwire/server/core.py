@@ -152,7 +152,7 @@ class ServerCore:
         self._users = 0
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
         self._serving_loop: asyncio.AbstractEventLoop | None = None
-        self.change_hooks: list[Callable[[], None]] = []
+        self.change_hooks: list[Callable[[JSON], None]] = []
         self._connections: set[ServerConnection] = set()
         self._pages: dict[tuple[str, str | None, Any], bytes] = {}
         self._changes_pending: set[str] = set()  # lists whose change is being announced
@@ -255,18 +255,18 @@ class ServerCore:
     def _announce_change(self, kind: str) -> None:
         self._changes_pending.discard(kind)
         self.announce_list_changed(kind)
-        if kind == "tools":
-            for hook in self.change_hooks:  # e.g. tell other worker processes
-                hook()
+        self.tell_other_workers({"list": kind})
 
-    def announce_tools_changed(self) -> None:
-        """Tell this process's clients that the tool list changed (a change made here or,
-        with a shared store, in another worker)."""
-        self.announce_list_changed("tools")
+    def tell_other_workers(self, event: JSON) -> None:
+        """Pass a change (``{"list": kind}`` or ``{"updated": uri}``) to the hooks, e.g. an
+        HTTP app publishing it to the workers that share its session store."""
+        for hook in self.change_hooks:
+            hook(event)
 
     def announce_list_changed(self, kind: str) -> None:
-        """Send ``notifications/<kind>/list_changed`` to legacy sessions and to the listen
-        streams that asked for it."""
+        """Send ``notifications/<kind>/list_changed`` to this process's legacy sessions and
+        to the listen streams that asked for it (a change made here or, with a shared store,
+        in another worker)."""
         filter_key, method = LIST_CHANGES[kind]
         for connection in list(self._connections):
             if connection.features is not None:  # a legacy session

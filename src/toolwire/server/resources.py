@@ -204,6 +204,12 @@ class ResourceRegistry(ServerCore):
             if serving is not None and not serving.is_closed():
                 serving.call_soon_threadsafe(self.resource_updated, uri)
             return
+        self.announce_resource_updated(uri)
+        self.tell_other_workers({"updated": uri})
+
+    def announce_resource_updated(self, uri: str) -> None:
+        """Send ``notifications/resources/updated`` to this process's subscribers of ``uri``
+        (an update made here or, with a shared store, in another worker)."""
         for connection in list(self._connections):
             if connection.features is not None and uri in connection.subscriptions:
                 connection.notify(UPDATED, {"uri": uri})

@@ -51,6 +51,10 @@ from .sse import Stream, frame, parse_event_id, priming
 logger = logging.getLogger("toolwire")
 
 JSON = dict[str, Any]
+# Requests that change what a session remembers: another worker must see the change.
+SESSION_STATE_METHODS = frozenset(
+    {"logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
 
 
 class HttpServer(Protocol):
@@ -64,9 +68,9 @@ class HttpServer(Protocol):
 
     def header_params(self, tool: str) -> dict[str, str]: ...
 
-    change_hooks: list[Callable[[], None]]
+    change_hooks: list[Callable[[JSON], None]]
 
-    def announce_tools_changed(self) -> None: ...
+    def announce_list_changed(self, kind: str) -> None: ...
 
 
 class HttpApp:
@@ -161,7 +165,7 @@ class HttpApp:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 await self.server.start()
-                await self.store.start(self.server.announce_tools_changed)
+                await self.store.start(self._remote_change)
                 if self.store.shared:
                     self.server.change_hooks.append(self._publish_change)
                 await send({"type": "lifespan.startup.complete"})
@@ -176,9 +180,28 @@ class HttpApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    def _publish_change(self) -> None:
-        task = asyncio.ensure_future(self.store.publish_change())
+    def _publish_change(self, event: JSON) -> None:
+        task = asyncio.ensure_future(self.store.publish_change(event))
         task.add_done_callback(_log_failure)
+
+    def _remote_change(self, event: JSON) -> None:
+        """Another worker changed a list or updated a resource: tell this worker's clients."""
+        uri = event.get("updated")
+        if "list" in event:
+            with contextlib.suppress(KeyError, TypeError):  # a kind this server does not know
+                self.server.announce_list_changed(event["list"])
+        elif isinstance(uri, str) and hasattr(self.server, "announce_resource_updated"):
+            task = asyncio.ensure_future(self._remote_update(uri))
+            task.add_done_callback(_log_failure)
+
+    async def _remote_update(self, uri: str) -> None:
+        # A subscription may have been made through another worker: the store knows.
+        for session in list(self.sessions.values()):
+            if session.standalone_open:
+                state = await self.store.load_session(session.id)
+                if state is not None:
+                    session.restore(state)
+        self.server.announce_resource_updated(uri)  # type: ignore[attr-defined]
 
     async def close(self) -> None:
         """End every session, giving calls in flight a moment to answer."""
@@ -323,7 +346,11 @@ class HttpApp:
                 if not reply.answered:
                     session.connection.cancel(message["id"])
                 session.connection.close()
-        if message.get("method") == "logging/setLevel" and self.store.shared and not self.stateless:
+        if (
+            message.get("method") in SESSION_STATE_METHODS
+            and self.store.shared
+            and not self.stateless
+        ):
             await self.store.save_session(session.id, session.state())
 
     async def _initialize(self, message: JSON, send: Send, identity: Any) -> None:

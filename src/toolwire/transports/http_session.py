@@ -59,6 +59,7 @@ class Session:
             "capabilities": connection.client_capabilities,
             "client_info": connection.client_info,
             "log_level": connection.log_level,
+            "subscriptions": sorted(connection.subscriptions),
             "owner": self.owner,
         }
 
@@ -75,6 +76,7 @@ class Session:
         connection.client_capabilities = state.get("capabilities") or {}
         connection.client_info = state.get("client_info")
         connection.log_level = state.get("log_level")
+        connection.subscriptions = set(state.get("subscriptions") or ())
         self.owner = state.get("owner")
 
     def _new_stream(self) -> Stream:

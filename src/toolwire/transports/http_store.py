@@ -35,7 +35,7 @@ class SessionStore(Protocol):
 
     shared: bool
 
-    async def start(self, on_remote_change: Callable[[], None]) -> None: ...
+    async def start(self, on_remote_change: Callable[[JSON], None]) -> None: ...
 
     async def close(self) -> None: ...
 
@@ -55,7 +55,7 @@ class SessionStore(Protocol):
         self, session_id: str, stream_id: str, after: int
     ) -> AsyncIterator[tuple[int, bytes]]: ...
 
-    async def publish_change(self) -> None: ...
+    async def publish_change(self, event: JSON) -> None: ...
 
 
 class MemoryStore:
@@ -63,7 +63,7 @@ class MemoryStore:
 
     shared = False
 
-    async def start(self, on_remote_change: Callable[[], None]) -> None:
+    async def start(self, on_remote_change: Callable[[JSON], None]) -> None:
         return None
 
     async def close(self) -> None:
@@ -90,7 +90,7 @@ class MemoryStore:
         return
         yield  # an empty async generator
 
-    async def publish_change(self) -> None:
+    async def publish_change(self, event: JSON) -> None:
         return None
 
 
@@ -147,7 +147,7 @@ class RedisStore:
     def _channel(self) -> str:
         return f"{self.prefix}:changes"
 
-    async def start(self, on_remote_change: Callable[[], None]) -> None:
+    async def start(self, on_remote_change: Callable[[JSON], None]) -> None:
         self._client()
         self._pending = asyncio.Queue()
         self._tasks = [
@@ -244,19 +244,23 @@ class RedisStore:
 
     # ------------------------------------------------------------ announcements
 
-    async def publish_change(self) -> None:
-        await self._client().publish(self._channel, self.instance)
+    async def publish_change(self, event: JSON) -> None:
+        """Tell the other workers: ``{"list": kind}`` or ``{"updated": uri}``."""
+        await self._client().publish(self._channel, orjson.dumps({**event, "from": self.instance}))
 
-    async def _listen(self, on_remote_change: Callable[[], None]) -> None:
+    async def _listen(self, on_remote_change: Callable[[JSON], None]) -> None:
         pubsub = self._client().pubsub()
         await pubsub.subscribe(self._channel)
         try:
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
-                origin = message.get("data")
-                if (origin.decode() if isinstance(origin, bytes) else origin) != self.instance:
-                    on_remote_change()
+                try:
+                    event = orjson.loads(message.get("data") or b"")
+                except orjson.JSONDecodeError:
+                    continue  # not ours
+                if isinstance(event, dict) and event.pop("from", None) != self.instance:
+                    on_remote_change(event)
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
