@@ -325,3 +325,29 @@ def test_import_toolwire_does_not_load_the_cli() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
     )
     assert result.stdout.strip() == "False", result.stderr
+
+
+@pytest.mark.parametrize("revision", ["2025-03-26", "2025-11-25"])
+def test_inspect_and_call_speak_the_revision_asked_for(revision: str) -> None:
+    listed = toolwire("inspect", str(CALCULATOR), "--json", "--protocol-version", revision)
+    assert listed.returncode == 0, listed.stderr
+    tools = json.loads(listed.stdout)
+    for tool in tools:
+        validate_definition(tool, "Tool", revision)
+    # outputSchema exists from 2025-06-18 on
+    assert ("outputSchema" in tools[0]) == (revision >= "2025-06-18")
+    called = toolwire(
+        "call", str(CALCULATOR), "divide", "a=1", "b=4", "--json", "--protocol-version", revision
+    )
+    assert called.returncode == 0, called.stderr
+    shown = json.loads(called.stdout)
+    if revision >= "2025-06-18":
+        assert shown == {"result": 0.25}
+    else:  # no structuredContent yet: --json shows the whole result
+        assert shown["content"] == [{"type": "text", "text": "0.25"}]
+        assert "structuredContent" not in shown
+
+
+def test_an_unknown_revision_is_a_usage_error() -> None:
+    result = toolwire("inspect", str(CALCULATOR), "--protocol-version", "1999-01-01")
+    assert result.returncode == 2 and "invalid choice" in result.stderr

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 import httpx
+import orjson
 import pytest
 from pydantic import Field
 
@@ -19,6 +20,7 @@ from toolwire import ClientError, Server, types
 from toolwire.client import Client, SyncClient
 from toolwire.lowlevel import Server as LowLevelServer
 
+from mcp_spec import WireChecker
 from wire import EXAMPLES
 
 LEGACY = "2025-06-18"
@@ -377,3 +379,24 @@ async def test_mirrored_parameters_become_headers_over_http() -> None:
             assert result.text == "Zürich:3:None"
             result = await client.call_tool("weather", {"region": "eu", "metric": True})
             assert result.text == "eu:1:True"
+
+
+@pytest.mark.parametrize(("revision", "method"), [(LEGACY, "ping"), (MODERN, "server/discover")])
+async def test_ping_checks_the_server_in_either_era(revision: str, method: str) -> None:
+    """2026-07-28 has no ``ping``: the client asks ``server/discover`` instead."""
+    mcp, _ = build()
+    checker = WireChecker(revision, strict_client=True)
+    sent: list[str] = []
+
+    def tap(direction: str, data: bytes) -> None:
+        if direction == "send":
+            sent.append(orjson.loads(data).get("method"))
+            checker.client_sent(data)
+        else:
+            checker.server_sent(data)
+
+    async with Client(mcp, protocol_version=revision, tap=tap) as client:
+        before = len(sent)
+        await asyncio.wait_for(client.ping(), TIMEOUT)
+    assert sent[before:] == [method]
+    assert checker.checked > 0

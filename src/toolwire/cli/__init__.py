@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect = commands.add_parser("inspect", help="list the tools of FILE[:OBJECT]")
     inspect.add_argument("target", metavar="FILE[:OBJECT]")
     inspect.add_argument("--json", action="store_true", help="the raw tools/list array")
+    inspect.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
 
     call = commands.add_parser("call", help="call one tool: key=value ... or --args JSON")
     call.add_argument("target", metavar="FILE[:OBJECT]")
@@ -57,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("pairs", nargs="*", metavar="key=value")
     call.add_argument("--args", help="the arguments as a JSON object")
     call.add_argument("--json", action="store_true", help="print structuredContent as JSON")
+    call.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
 
     from .install import CLIENTS
 
@@ -96,9 +98,16 @@ def main(argv: list[str] | None = None) -> int:
             server, options.transport, options.host, options.port, options.path, options.log_level
         )
     if options.command == "inspect":
-        return commands.inspect(server, options.json)
+        return commands.inspect(server, options.json, options.protocol_version)
     if options.command == "call":
-        return commands.call(server, options.tool, options.pairs, options.args, options.json)
+        return commands.call(
+            server,
+            options.tool,
+            options.pairs,
+            options.args,
+            options.json,
+            options.protocol_version,
+        )
     return _install(options, server.name)
 
 

@@ -37,8 +37,9 @@ def run(server: ServerCore, transport: str, host: str, port: int, path: str, log
     return OK
 
 
-def inspect(server: ServerCore, as_json: bool) -> int:
-    tools = asyncio.run(_list_tools(server))
+def inspect(server: ServerCore, as_json: bool, revision: str | None = None) -> int:
+    """The tools as a client of ``revision`` (default: the newest) sees them."""
+    tools = asyncio.run(_list_tools(server, revision))
     if as_json:
         print(json.dumps(tools, indent=2, ensure_ascii=False))
     else:
@@ -46,8 +47,8 @@ def inspect(server: ServerCore, as_json: bool) -> int:
     return OK
 
 
-async def _list_tools(server: ServerCore) -> list[JSON]:
-    async with Client(server, timeout=TIMEOUT) as client:
+async def _list_tools(server: ServerCore, revision: str | None) -> list[JSON]:
+    async with Client(server, protocol_version=revision, timeout=TIMEOUT) as client:
         return await client.list_tools()
 
 
@@ -95,15 +96,27 @@ def _parameters(schema: JSON) -> str:
     return ", ".join(words)
 
 
-def call(server: ServerCore, tool: str, pairs: list[str], args: str | None, as_json: bool) -> int:
+def call(
+    server: ServerCore,
+    tool: str,
+    pairs: list[str],
+    args: str | None,
+    as_json: bool,
+    revision: str | None = None,
+) -> int:
     """Call one tool; exit 0 on success, 1 when the result is an error, 2 on bad usage."""
-    return asyncio.run(_call(server, tool, pairs, args, as_json))
+    return asyncio.run(_call(server, tool, pairs, args, as_json, revision))
 
 
 async def _call(
-    server: ServerCore, tool: str, pairs: list[str], args: str | None, as_json: bool
+    server: ServerCore,
+    tool: str,
+    pairs: list[str],
+    args: str | None,
+    as_json: bool,
+    revision: str | None,
 ) -> int:
-    async with Client(server, timeout=TIMEOUT) as client:
+    async with Client(server, protocol_version=revision, timeout=TIMEOUT) as client:
         tools = {entry["name"]: entry for entry in await client.list_tools()}
         try:
             base = parse_json_object(args) if args is not None else {}

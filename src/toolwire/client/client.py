@@ -26,6 +26,7 @@ import itertools
 import logging
 import shlex
 import sys
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -55,6 +56,7 @@ ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | 
 Handler = Callable[[JSON], Any]  # answers a server's question: params -> result (may be async)
 
 MAX_INPUT_ROUNDS = 10
+KEPT_NOTIFICATIONS = 1_000
 T = TypeVar("T")
 
 
@@ -133,7 +135,9 @@ class Client(ClientPrimitives):
         self._pending: dict[str | int, asyncio.Future[JSON]] = {}
         self._progress: dict[str | int, ProgressHandler] = {}
         self._reader: asyncio.Task[None] | None = None
-        self.notifications: list[JSON] = []
+        # The latest notifications from the server, oldest first (a long session keeps a
+        # bounded number).
+        self.notifications: deque[JSON] = deque(maxlen=KEPT_NOTIFICATIONS)
         self.ended: ClientError | None = None  # set when the server went away
         self._dispatching = False
         self._tap = tap  # sees every message: tap("send" | "receive", data)
@@ -560,7 +564,9 @@ class Client(ClientPrimitives):
         )
 
     async def ping(self) -> None:
-        await self.request("ping")
+        """Check that the server answers: ``ping`` on legacy revisions, ``server/discover``
+        on 2026-07-28, which has no ``ping``."""
+        await self.request("server/discover" if self.modern else "ping")
 
     async def listen(
         self,

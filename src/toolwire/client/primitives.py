@@ -32,6 +32,7 @@ import binascii
 import contextlib
 import inspect
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -140,7 +141,7 @@ class ClientPrimitives:
         protocol_version: str | None
         server_capabilities: JSON
         timeout: float
-        notifications: list[JSON]
+        notifications: deque[JSON]
         _pending: dict[str | int, asyncio.Future[JSON]]
 
         @property
