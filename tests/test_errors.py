@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
-from toolwire import Server, ServerError, ToolError
-from toolwire import tools as tools_module
+from toolwire import Server, ServerError, ToolError, functions
 
 from wire import checked_client
 
@@ -423,5 +422,5 @@ async def test_unknown_tool_is_a_json_rpc_error_with_a_hint(mcp: Server, revisio
 
 
 async def test_library_roots_cover_the_standard_library() -> None:
-    roots = tools_module._library_roots()
+    roots = functions._library_roots()
     assert any(Path(json.__file__).resolve().is_relative_to(root) for root in roots)

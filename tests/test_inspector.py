@@ -61,6 +61,20 @@ def crash() -> str:
 
 
 @mcp.tool()
+async def greet(ctx: Context) -> str:
+    """Ask the user's name, then greet them."""
+    answer = await ctx.elicit("What is your name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+    return f"Hello, {answer.data['name']}" if answer.action == "accept" else f"No name ({answer.action})"
+
+
+@mcp.tool()
+async def haiku(ctx: Context) -> str:
+    """Ask the client's model for a haiku."""
+    reply = await ctx.sample("Write a haiku about tests")
+    return reply.text
+
+
+@mcp.tool()
 def grow() -> str:
     """Add a tool named extra."""
     mcp.add_tool(lambda: "more", name="extra")
@@ -158,6 +172,89 @@ def test_tool_list_changes_reach_the_page(server_file: Path, revision: str) -> N
             )
         )
         assert state["server"]["generation"] == 1  # no restart: the list changed live
+
+
+def answer_question(inspector: Inspector, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Wait for the open question of ``kind``, answer it, and return it."""
+    _, question = inspector.wait_for(
+        lambda event, data: (
+            event == "question"
+            and data.get("status") == "open"
+            and data["kind"] == kind
+            and not any(
+                e == "question" and d["id"] == data["id"] and d["status"] == "closed"
+                for e, d in inspector.seen
+            )
+        )
+    )
+    answered = inspector.api("POST", f"/api/questions/{question['id']}/answer", body)
+    assert answered.status_code == 200, answered.text
+    return question  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_the_person_at_the_page_answers_the_servers_questions(
+    server_file: Path, revision: str
+) -> None:
+    with start_inspector(server_file, "--protocol-version", revision) as inspector:
+        inspector.ready()
+        call_id = inspector.call("greet", {})
+        question = answer_question(
+            inspector, "elicitation", {"action": "accept", "content": {"name": "Ada"}}
+        )
+        assert question["call"] == call_id
+        assert question["params"]["message"] == "What is your name?"
+        assert question["params"]["requestedSchema"]["required"] == ["name"]
+        greeted = inspector.finished(call_id)
+        assert greeted["status"] == "ok", greeted
+        assert greeted["result"]["content"][0]["text"] == "Hello, Ada"
+        checked_traffic(greeted, revision)
+
+        declined = inspector.call("greet", {})
+        answer_question(inspector, "elicitation", {"action": "decline"})
+        result = inspector.finished(declined)["result"]
+        assert result["content"][0]["text"] == "No name (decline)"
+
+        sampled = inspector.call("haiku", {})
+        question = answer_question(
+            inspector, "sampling", {"action": "accept", "text": "Green bar at last"}
+        )
+        assert question["params"]["messages"][0]["content"]["text"] == "Write a haiku about tests"
+        haiku = inspector.finished(sampled)
+        assert haiku["result"]["content"][0]["text"] == "Green bar at last"
+        checked_traffic(haiku, revision)
+
+        refused = inspector.call("haiku", {})
+        answer_question(inspector, "sampling", {"action": "decline"})
+        outcome = inspector.finished(refused)
+        if revision == MODERN:  # an input response cannot be an error: the client gives up
+            assert outcome["status"] == "failed" and "declined" in outcome["failure"]
+        else:  # the server gets the error and the tool's call fails with it
+            assert outcome["status"] == "error" and outcome["result"]["isError"] is True
+
+
+def test_bad_answers_are_refused_and_the_question_stays_open(server_file: Path) -> None:
+    with start_inspector(server_file) as inspector:
+        inspector.ready()
+        call_id = inspector.call("greet", {})
+        _, question = inspector.wait_for(
+            lambda event, data: event == "question" and data.get("status") == "open"
+        )
+        path = f"/api/questions/{question['id']}/answer"
+        assert inspector.api("POST", path, {"action": "maybe"}).status_code == 400
+        assert inspector.api("POST", path, {"action": "accept", "content": [1]}).status_code == 400
+        assert (
+            inspector.api("POST", "/api/questions/999/answer", {"action": "cancel"}).status_code
+            == 404
+        )
+        assert inspector.state()["questions"][0]["id"] == question["id"]
+        assert inspector.api("POST", f"/api/calls/{call_id}/cancel").status_code == 200
+        assert inspector.finished(call_id)["status"] == "cancelled"
+        _, closed = inspector.wait_for(
+            lambda event, data: event == "question" and data.get("status") == "closed"
+        )
+        assert closed["id"] == question["id"]
+        assert inspector.state()["questions"] == []
 
 
 def test_a_crashed_server_is_reported_and_reloads(server_file: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import jsonrpc
 from .errors import RPCError, ToolError
-from .tools import _is_async, _message
+from .functions import error_message, is_async
 
 logger = logging.getLogger("toolwire")
 
@@ -67,7 +67,7 @@ async def run_completer(
     """
     args: tuple[Any, ...] = (value, dict(context)) if _wants_context(completer) else (value,)
     try:
-        if _is_async(completer):
+        if is_async(completer):
             found = await completer(*args)
         else:
             found = await run_sync(_call_positional, {"fn": completer, "args": args})
@@ -75,7 +75,7 @@ async def run_completer(
         if isinstance(exc, RPCError):
             raise
         if isinstance(exc, ToolError):
-            raise RPCError(jsonrpc.INTERNAL_ERROR, _message(exc)) from None
+            raise RPCError(jsonrpc.INTERNAL_ERROR, error_message(exc)) from None
         reference = os.urandom(4).hex()
         logger.error("Completion of %s failed (reference %s)", label, reference, exc_info=exc)
         text = (

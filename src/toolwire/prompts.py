@@ -40,8 +40,16 @@ from .completion import prefix_completer
 from .content import content_block
 from .docstrings import parse_docstring
 from .errors import RegistrationError, RPCError, ToolError
-from .schema import _describe, _injected_type, _signature
-from .tools import EXPECTED_ERRORS, _is_async, _message, _raised_by, _unwrap
+from .functions import (
+    EXPECTED_ERRORS,
+    describe,
+    error_message,
+    injected_type,
+    is_async,
+    raised_by,
+    signature_of,
+    unwrap,
+)
 
 logger = logging.getLogger("toolwire")
 
@@ -264,13 +272,13 @@ class Prompt:
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A prompt must be callable, got {type(fn).__name__}")
-        fn_name, doc_text, func = _describe(fn)
+        fn_name, doc_text, func = describe(fn)
         self.name = name if name is not None else fn_name
         if not isinstance(self.name, str) or not self.name.strip():
             raise RegistrationError(f"Invalid prompt name {self.name!r}: use a non-empty string")
         self.fn = fn
         try:
-            signature = _signature(fn, func, self.name)
+            signature = signature_of(fn, func, self.name)
         except (TypeError, ValueError) as exc:
             raise RegistrationError(f"Prompt {self.name!r}: {exc}") from exc
         doc = parse_docstring(doc_text)
@@ -283,7 +291,7 @@ class Prompt:
                 continue
             if param.kind is param.VAR_POSITIONAL:
                 continue
-            if inject and _injected_type(param.annotation, inject) is not None:
+            if inject and injected_type(param.annotation, inject) is not None:
                 self.injected.append(param.name)
                 continue
             if param.kind is param.POSITIONAL_ONLY:
@@ -311,8 +319,8 @@ class Prompt:
         ]
         self.meta = meta
         self.completers = self._completers(complete or {})
-        self.is_async = _is_async(fn)
-        self._source = getattr(getattr(_unwrap(fn), "__code__", None), "co_filename", None)
+        self.is_async = is_async(fn)
+        self._source = getattr(getattr(unwrap(fn), "__code__", None), "co_filename", None)
         self.definition = self._definition()
 
     def _completers(self, given: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
@@ -425,9 +433,9 @@ class Prompt:
         if isinstance(exc, RPCError):
             return exc
         if isinstance(exc, ToolError) or (
-            isinstance(exc, EXPECTED_ERRORS) and _raised_by(exc, self._source)
+            isinstance(exc, EXPECTED_ERRORS) and raised_by(exc, self._source)
         ):
-            return RPCError(jsonrpc.INTERNAL_ERROR, _message(exc))
+            return RPCError(jsonrpc.INTERNAL_ERROR, error_message(exc))
         reference = os.urandom(4).hex()
         logger.error("Prompt %r failed (reference %s)", self.name, reference, exc_info=exc)
         if not mask_errors:

@@ -34,7 +34,6 @@ from typing import Any, Literal
 
 from ._schema_common import (
     EMPTY,
-    UNIONS,
     Dumper,
     InvalidArguments,
     OutputMismatch,
@@ -44,6 +43,7 @@ from ._schema_common import (
 from ._schema_fast import FAST_RETURNS, fast_input_schema, fast_output, fast_validator
 from ._schema_fast import fast_fields as _fast_fields
 from .docstrings import parse_docstring
+from .functions import describe, injected_type, signature_of
 
 __all__ = ["FunctionSchema", "InvalidArguments", "OutputMismatch", "function_schema"]
 
@@ -109,8 +109,8 @@ def _function_schema(
     if profile not in ("portable", "pydantic"):
         raise ValueError(f"unknown schema profile {profile!r}: use 'portable' or 'pydantic'")
     portable = profile == "portable"
-    name, doc_text, func = _describe(fn)
-    sig = _signature(fn, func, name)
+    name, doc_text, func = describe(fn)
+    sig = signature_of(fn, func, name)
     doc = parse_docstring(doc_text)
 
     params: list[tuple[str, Any, Any]] = []
@@ -118,7 +118,7 @@ def _function_schema(
     for p in sig.parameters.values():
         if p.kind is p.VAR_POSITIONAL or p.kind is p.VAR_KEYWORD:
             continue
-        inj = _injected_type(p.annotation, inject) if inject else None
+        inj = injected_type(p.annotation, inject) if inject else None
         if inj is not None:
             injected[p.name] = inj
             continue
@@ -170,47 +170,6 @@ def _function_schema(
 # -- signature inspection -----------------------------------------------------------------
 
 
-def _describe(fn: Callable[..., Any]) -> tuple[str, str | None, Any]:
-    """(name, docstring, underlying function) of a function, method, partial or callable."""
-    obj: Any = fn
-    while isinstance(obj, partial):
-        obj = obj.func
-    if inspect.ismethod(obj):
-        obj = obj.__func__
-    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or isinstance(obj, type):
-        return getattr(obj, "__name__", "tool"), obj.__doc__, inspect.unwrap(obj)
-    call = type(obj).__call__
-    doc = type(obj).__doc__ or getattr(call, "__doc__", None)
-    return type(obj).__name__, doc, inspect.unwrap(call)
-
-
-def _signature(fn: Callable[..., Any], func: Any, name: str) -> inspect.Signature:
-    try:
-        return inspect.signature(fn, eval_str=True)
-    except (NameError, SyntaxError, TypeError, AttributeError):
-        pass
-    sig = inspect.signature(fn)
-    namespace = getattr(func, "__globals__", {})
-    params = []
-    for p in sig.parameters.values():
-        if isinstance(p.annotation, str):
-            try:
-                p = p.replace(annotation=eval(p.annotation, namespace))
-            except Exception as exc:
-                raise TypeError(
-                    f"tool {name!r}: cannot resolve the annotation {p.annotation!r} of "
-                    f"parameter {p.name!r}: {exc}"
-                ) from None
-        params.append(p)
-    ret = sig.return_annotation
-    if isinstance(ret, str):
-        try:
-            ret = eval(ret, namespace)
-        except Exception:
-            ret = EMPTY  # an unresolvable return annotation only costs the output schema
-    return sig.replace(parameters=params, return_annotation=ret)
-
-
 def _type_hints(func: Any) -> dict[str, Any]:
     """Fully resolved hints (nested forward references too); empty if they cannot be had."""
     if not inspect.isfunction(func):
@@ -219,21 +178,3 @@ def _type_hints(func: Any) -> dict[str, Any]:
         return typing.get_type_hints(func, include_extras=True)
     except Exception:
         return {}
-
-
-def _injected_type(ann: Any, inject: tuple[type, ...]) -> type | None:
-    """The injectable class ``ann`` names (also through Annotated, Optional, generics)."""
-    origin = typing.get_origin(ann)
-    if origin is typing.Annotated:
-        return _injected_type(typing.get_args(ann)[0], inject)
-    if origin in UNIONS:
-        for arg in typing.get_args(ann):
-            found = _injected_type(arg, inject)
-            if found is not None:
-                return found
-        return None
-    if isinstance(origin, type):
-        ann = origin
-    if isinstance(ann, type) and issubclass(ann, inject):
-        return ann
-    return None

@@ -8,19 +8,17 @@ outcome — a value or an exception — into a ``tools/call`` result.
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import logging
 import os
 import re
-import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from pathlib import Path
 from time import perf_counter
 from typing import Any, Literal
 
 from .content import text_result, to_result
 from .errors import RegistrationError, ToolError
+from .functions import EXPECTED_ERRORS, error_message, is_async, raised_by, unwrap
 from .safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH, check_arguments, strip_control_json
 from .schema import FunctionSchema, InvalidArguments, function_schema
 
@@ -31,22 +29,6 @@ RunSync = Callable[[Callable[..., Any], dict[str, Any]], Awaitable[Any]]
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 _ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
-
-# Exceptions that tool authors raise on purpose to tell the model what went wrong. Their
-# message is shown when the tool's own code raised them; from inside a library it is masked.
-EXPECTED_ERRORS: tuple[type[BaseException], ...] = (
-    ValueError,
-    TypeError,
-    LookupError,
-    ArithmeticError,
-    PermissionError,
-    FileNotFoundError,
-    FileExistsError,
-    IsADirectoryError,
-    NotADirectoryError,
-    NotImplementedError,
-    TimeoutError,
-)
 
 
 # How sync tools run. A sync function starts on worker threads, so a slow one never stalls
@@ -85,12 +67,6 @@ def _annotations_dict(annotations: Any) -> JSON | None:
     return {k: v for k, v in annotations.items() if v is not None} or None
 
 
-def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-    while isinstance(fn, functools.partial):
-        fn = fn.func
-    return fn
-
-
 def _refuse_unbound_method(target: Any, name: str) -> None:
     """A function written in a class body whose first parameter is ``self``/``cls``.
 
@@ -109,18 +85,6 @@ def _refuse_unbound_method(target: Any, name: str) -> None:
             f"the bound method instead, e.g. mcp.add_tool(instance.{target.__name__}), or make "
             "it a @staticmethod"
         )
-
-
-def _is_async(fn: Callable[..., Any]) -> bool:
-    target = _unwrap(fn)
-    if inspect.iscoroutinefunction(target):
-        return True
-    call = getattr(target, "__call__", None)  # noqa: B004 - callable objects
-    return (
-        not inspect.isfunction(target)
-        and not inspect.ismethod(target)
-        and (inspect.iscoroutinefunction(call))
-    )
 
 
 class Tool:
@@ -152,7 +116,7 @@ class Tool:
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
-        target = _unwrap(fn)
+        target = unwrap(fn)
         self.fn = fn
         if name is None:
             name = str(getattr(target, "__name__", type(target).__name__))
@@ -194,7 +158,7 @@ class Tool:
         self.icons = [
             i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
         ]
-        self.is_async = _is_async(fn)
+        self.is_async = is_async(fn)
         self.blocking = blocking
         # A sync tool runs inline on the event loop when told it never blocks, or once it
         # has proven quick (see "How sync tools run" above).
@@ -408,8 +372,8 @@ def failure_result(exc: BaseException, tool: str, source: str | None, mask_error
     the file it is defined in) show their message; anything else is masked behind a
     reference id, with the traceback in the server log.
     """
-    if isinstance(exc, ToolError) or (isinstance(exc, EXPECTED_ERRORS) and _raised_by(exc, source)):
-        return text_result(_message(exc), is_error=True)
+    if isinstance(exc, ToolError) or (isinstance(exc, EXPECTED_ERRORS) and raised_by(exc, source)):
+        return text_result(error_message(exc), is_error=True)
     reference = os.urandom(4).hex()
     logger.error("Tool %r failed (reference %s)", tool, reference, exc_info=exc)
     if not mask_errors:
@@ -417,46 +381,3 @@ def failure_result(exc: BaseException, tool: str, source: str | None, mask_error
     return text_result(
         f"Tool '{tool}' failed with an internal error (reference {reference})", is_error=True
     )
-
-
-def _message(exc: BaseException) -> str:
-    # str(KeyError("No such user")) is "'No such user'": show what the author wrote.
-    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
-        return exc.args[0] or type(exc).__name__
-    return str(exc) or type(exc).__name__
-
-
-_LIBRARY_DIRS = frozenset({"site-packages", "dist-packages"})
-
-
-@functools.lru_cache(maxsize=1)
-def _library_roots() -> tuple[str, ...]:
-    import sysconfig
-
-    roots = {str(Path(__file__).resolve().parent)}
-    for scheme_paths in (
-        sysconfig.get_paths(),
-        sysconfig.get_paths(vars={"base": sys.base_prefix}),
-    ):
-        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-            if key in scheme_paths:
-                roots.add(str(Path(scheme_paths[key]).resolve()))
-    return tuple(roots)
-
-
-def _raised_by(exc: BaseException, tool_source: str | None) -> bool:
-    """True if the innermost Python frame of ``exc`` is the tool's own code, not a library's."""
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    filename = tb.tb_frame.f_code.co_filename
-    if filename == tool_source:
-        return True
-    if filename.startswith("<"):
-        return False
-    resolved = Path(filename).resolve()
-    if _LIBRARY_DIRS.intersection(resolved.parts):  # any installed package, wherever it lives
-        return False
-    return not str(resolved).startswith(_library_roots())

@@ -384,6 +384,8 @@ class Client(ClientPrimitives):
             outcome = answerer(params)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
+        except RPCError:  # the handler's own answer: an error with its code
+            raise
         except Exception as exc:
             logger.exception("The %s handler failed", method)
             raise RPCError(jsonrpc.INTERNAL_ERROR, f"the {method} handler failed") from exc

@@ -123,6 +123,8 @@ class InspectorApp:
         if path == "/api/history/clear" and method == "POST":
             self.session.clear_history()
             return Response.json({"ok": True})
+        if path.startswith("/api/questions/") and method == "POST":
+            return self._answer(request, path.removeprefix("/api/questions/"))
         if path.startswith("/api/calls/"):
             return self._one_call(path.removeprefix("/api/calls/"), method)
         return Response.error(404, "no such endpoint")
@@ -185,6 +187,24 @@ class InspectorApp:
             return Response.json(await self.session.exchange(method, params))
         except NotReady as exc:
             return Response.error(409, str(exc))
+
+    def _answer(self, request: Request, rest: str) -> Response:
+        number, _, action = rest.partition("/")
+        if action != "answer" or not number.isdigit():
+            return Response.error(404, "no such endpoint")
+        try:
+            body = request.json()
+        except orjson.JSONDecodeError:
+            return Response.error(400, "the body is not JSON")
+        if not isinstance(body, dict):
+            return Response.error(400, "the body must be a JSON object")
+        try:
+            refused = self.session.questions.answer(int(number), body)
+        except KeyError:
+            return Response.error(404, "no such open question")
+        if refused is not None:
+            return Response.error(400, refused)
+        return Response.json({"ok": True})
 
     def _one_call(self, rest: str, method: str) -> Response:
         number, _, action = rest.partition("/")

@@ -24,6 +24,7 @@ import orjson
 from ..client import Client
 from ..errors import ClientError
 from .calls import Call, Exchange, Traffic, now_ms, params_of, sending_for
+from .questions import Questions
 
 JSON = dict[str, Any]
 Emit = Callable[[str, Any], None]
@@ -64,7 +65,8 @@ class InspectedServer:
         self.calls: dict[int, Call] = {}
         self.logs: deque[JSON] = deque(maxlen=MAX_LOGS)
         self._ids = itertools.count(1)
-        self._traffic = Traffic(lambda: [c for c in self.calls.values() if c.status == "running"])
+        self._traffic = Traffic(self._running)
+        self.questions = Questions(lambda event, data: self.emit(event, data))
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
         self._background: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
@@ -88,6 +90,7 @@ class InspectedServer:
             },
             **self.listings,
             "calls": [call.as_json() for call in self.calls.values()],
+            "questions": [question.as_json() for question in self.questions.open.values()],
             "logs": list(self.logs),
         }
 
@@ -120,6 +123,8 @@ class InspectedServer:
                 stderr=write_end,
                 tap=lambda direction, data: self._tap(generation, direction, data),
                 log_level="debug",
+                elicitation_handler=lambda params: self._ask("elicitation", params),
+                sampling_handler=lambda params: self._ask("sampling", params),
             )
             try:
                 try:
@@ -148,7 +153,20 @@ class InspectedServer:
         tail = "\n".join(self._stderr_tail).strip()
         return tail or reason
 
+    def _running(self) -> list[Call]:
+        return [call for call in self.calls.values() if call.status == "running"]
+
+    async def _ask(self, kind: str, params: JSON) -> JSON:
+        """A question from the server, for the person at the page. On 2026-07-28 it comes
+        from inside the call's own request; on stdio's legacy sessions it names no request,
+        so it belongs to the running call when there is exactly one."""
+        owner = sending_for.get()
+        running = self._running()
+        call = owner if isinstance(owner, Call) else running[0] if len(running) == 1 else None
+        return await self.questions.ask(kind, params, call.id if call else None)
+
     async def _stop_client(self, reason: str) -> None:
+        self.questions.drop_all()
         running = [call for call in self.calls.values() if call.task and not call.task.done()]
         for call in running:
             call.cancel_reason = reason

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
+from ..functions import EXPECTED_ERRORS, error_message, is_async, raised_by, unwrap
 from ..schema import InvalidArguments, function_schema
-from ..tools import EXPECTED_ERRORS, _is_async, _message, _raised_by, _unwrap
 from .contents import to_contents
 from .uri_template import UriTemplate, is_template
 
@@ -109,7 +109,7 @@ class _Readable:
         self.injected: tuple[str, ...] = ()
         self._validate: Callable[[JSON], JSON] | None = None
         doc_description = None
-        target = _unwrap(fn) if self.fn is not None else None
+        target = unwrap(fn) if self.fn is not None else None
         if self.fn is not None:
             try:
                 schema = function_schema(self.fn, inject=inject)
@@ -132,7 +132,7 @@ class _Readable:
             i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
         ]
         self.meta = meta
-        self.is_async = self.fn is not None and _is_async(self.fn)
+        self.is_async = self.fn is not None and is_async(self.fn)
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
 
     def _metadata(self, definition: JSON) -> JSON:
@@ -198,10 +198,10 @@ class _Readable:
 
     def _failure(self, exc: BaseException, uri: str, mask_errors: bool) -> ToolError:
         """What a client is told when the function raised (the rules of tool errors)."""
-        if isinstance(exc, EXPECTED_ERRORS) and _raised_by(exc, self._source):
+        if isinstance(exc, EXPECTED_ERRORS) and raised_by(exc, self._source):
             if isinstance(exc, (LookupError, FileNotFoundError)):
-                return ResourceNotFound(uri, _message(exc))
-            return ToolError(_message(exc))
+                return ResourceNotFound(uri, error_message(exc))
+            return ToolError(error_message(exc))
         reference = os.urandom(4).hex()
         logger.error("Resource %r failed (reference %s)", uri, reference, exc_info=exc)
         if not mask_errors:
