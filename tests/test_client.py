@@ -16,7 +16,7 @@ import pytest
 from pydantic import Field
 
 from http_server import serve_http
-from toolwire import ClientError, Server, types
+from toolwire import ClientError, Context, Server, types
 from toolwire.client import Client, SyncClient
 from toolwire.lowlevel import Server as LowLevelServer
 
@@ -400,3 +400,23 @@ async def test_ping_checks_the_server_in_either_era(revision: str, method: str) 
         await asyncio.wait_for(client.ping(), TIMEOUT)
     assert sent[before:] == [method]
     assert checker.checked > 0
+
+
+async def test_a_long_session_keeps_a_bounded_number_of_notifications() -> None:
+    from toolwire.client.client import KEPT_NOTIFICATIONS
+
+    mcp = Server("chatty")
+
+    @mcp.tool()
+    async def chatter(n: int, ctx: Context) -> str:
+        """Log n messages."""
+        for i in range(n):
+            await ctx.info(f"message {i}")
+        return "done"
+
+    async with Client(mcp, log_level="info") as client:
+        total = 2 * KEPT_NOTIFICATIONS + 10
+        assert (await asyncio.wait_for(client.call_tool("chatter", {"n": total}), TIMEOUT)).text
+        kept = client.notifications
+        assert KEPT_NOTIFICATIONS <= len(kept) <= 2 * KEPT_NOTIFICATIONS
+        assert kept[-1]["params"]["data"] == f"message {total - 1}"  # the newest are kept

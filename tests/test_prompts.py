@@ -383,6 +383,32 @@ def _prompt_changes(client: Client) -> list[dict[str, Any]]:
     return [n for n in client.notifications if n["method"] == "notifications/prompts/list_changed"]
 
 
+async def test_a_session_offered_no_prompts_hears_no_prompt_list_changes() -> None:
+    """A legacy session learns of list changes only for the lists its initialize offered."""
+    mcp = Server("late prompts")
+
+    @mcp.tool()
+    def ping() -> str:
+        return "pong"
+
+    async with checked_client(mcp, LEGACY) as early:
+        assert "prompts" not in early.server_capabilities
+        mcp.add_prompt(lambda: "hi", name="hello")
+        mcp.add_tool(lambda: "x", name="later")  # a list this session was offered
+        await early.ping()  # the notifications are queued before the ping's answer
+        methods = [n["method"] for n in early.notifications]
+        assert methods == ["notifications/tools/list_changed"]
+        async with checked_client(mcp, LEGACY) as late:
+            assert late.server_capabilities["prompts"] == {"listChanged": True}
+            mcp.remove_prompt("hello")
+            await late.ping()
+            assert _prompt_changes(late) == [
+                {"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"}
+            ]
+            await early.ping()
+            assert _prompt_changes(early) == []
+
+
 @pytest.mark.parametrize("transport", ("memory", "stdio"))
 async def test_list_changed_reaches_a_legacy_session(transport: str) -> None:
     async with connect(transport, LEGACY) as client:

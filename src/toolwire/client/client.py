@@ -26,7 +26,6 @@ import itertools
 import logging
 import shlex
 import sys
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -135,9 +134,9 @@ class Client(ClientPrimitives):
         self._pending: dict[str | int, asyncio.Future[JSON]] = {}
         self._progress: dict[str | int, ProgressHandler] = {}
         self._reader: asyncio.Task[None] | None = None
-        # The latest notifications from the server, oldest first (a long session keeps a
-        # bounded number).
-        self.notifications: deque[JSON] = deque(maxlen=KEPT_NOTIFICATIONS)
+        # The server's notifications, oldest first; a long session keeps the latest
+        # KEPT_NOTIFICATIONS to KEPT_NOTIFICATIONS * 2 of them.
+        self.notifications: list[JSON] = []
         self.ended: ClientError | None = None  # set when the server went away
         self._dispatching = False
         self._tap = tap  # sees every message: tap("send" | "receive", data)
@@ -340,6 +339,8 @@ class Client(ClientPrimitives):
 
     async def _notification(self, message: JSON) -> None:
         self.notifications.append(message)
+        if len(self.notifications) > 2 * KEPT_NOTIFICATIONS:
+            del self.notifications[:-KEPT_NOTIFICATIONS]
         if message["method"] == "notifications/tools/list_changed":
             self.invalidate_tools()
         elif message["method"] == "notifications/subscriptions/acknowledged":

@@ -32,7 +32,6 @@ import binascii
 import contextlib
 import inspect
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -141,7 +140,7 @@ class ClientPrimitives:
         protocol_version: str | None
         server_capabilities: JSON
         timeout: float
-        notifications: deque[JSON]
+        notifications: list[JSON]
         _pending: dict[str | int, asyncio.Future[JSON]]
 
         @property

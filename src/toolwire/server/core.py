@@ -269,8 +269,9 @@ class ServerCore:
         in another worker)."""
         filter_key, method = LIST_CHANGES[kind]
         for connection in list(self._connections):
-            if connection.features is not None:  # a legacy session
-                connection.notify(method)
+            offered = connection.offered
+            if connection.features is not None and (offered is None or kind in offered):
+                connection.notify(method)  # a legacy session that was offered this list
             connection.tell_listeners(filter_key, method)
 
     # ------------------------------------------------------------ calls in flight

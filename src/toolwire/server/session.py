@@ -112,6 +112,9 @@ class ServerConnection:
         self.features: Features | None = None  # legacy: negotiated at initialize
         self.client_info: JSON | None = None
         self.client_capabilities: JSON | None = None
+        # What initialize offered this session (None: not known here, e.g. a session
+        # continued from another worker): list changes go only where the list was offered.
+        self.offered: JSON | None = None
         self.log_level: str | None = None
         # Who is calling (an AccessToken), set by an authenticating transport before it
         # feeds a message; copied into each Request made from that message.
@@ -381,9 +384,10 @@ class ServerConnection:
         self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
         info = params.get("clientInfo")
         self.client_info = info if isinstance(info, dict) else None
+        self.offered = self.server.capabilities(features)
         result: JSON = {
             "protocolVersion": features.revision,
-            "capabilities": self.server.capabilities(features),
+            "capabilities": self.offered,
             "serverInfo": self.server.info_for(features),
         }
         if self.server.instructions:
