@@ -214,18 +214,24 @@ class ServerCore:
     def build_page(self, request: Request, cursor: str | None, definitions: Sequence[JSON]) -> JSON:
         """One page of ``tools/list`` for the request's revision."""
         features = request.features
+        start, end, after = self.page_bounds([d["name"] for d in definitions], cursor)
+        result: JSON = {"tools": [shaping.tool(d, features) for d in definitions[start:end]]}
+        if after is not None:
+            result["nextCursor"] = after
+        return shaping.cacheable(result, features, self.list_ttl_ms, "public")
+
+    def page_bounds(self, keys: Sequence[str], cursor: str | None) -> tuple[int, int, str | None]:
+        """The slice ``[start:end]`` of a listing (items named by ``keys``) that ``cursor``
+        asks for, and the cursor of the next page (None on the last). A cursor names the
+        first item of its page, so it stays valid while other items come and go."""
         start = 0
         if cursor:
             position = decode_cursor(cursor)
-            names = [d["name"] for d in definitions]
-            if position not in names:
+            if position not in keys:
                 raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
-            start = names.index(position)
-        end = len(definitions) if self.page_size is None else start + self.page_size
-        result: JSON = {"tools": [shaping.tool(d, features) for d in definitions[start:end]]}
-        if end < len(definitions):
-            result["nextCursor"] = encode_cursor(definitions[end]["name"])
-        return shaping.cacheable(result, features, self.list_ttl_ms, "public")
+            start = keys.index(position)
+        end = len(keys) if self.page_size is None else min(len(keys), start + self.page_size)
+        return start, end, encode_cursor(keys[end]) if end < len(keys) else None
 
     def header_params(self, tool: str) -> dict[str, str]:
         """The tool's parameters mirrored into ``Mcp-Param-*`` headers (for HTTP)."""

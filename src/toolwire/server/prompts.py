@@ -29,7 +29,7 @@ from ..prompts import Prompt
 from ..protocol import shaping
 from ..protocol.revisions import Features
 from .context import Context, _current
-from .core import JSON, ServerCore, decode_cursor, encode_cursor
+from .core import JSON, ServerCore
 from .inputs import InputRequired, InvalidAnswer
 from .session import Request, ServerConnection
 
@@ -176,19 +176,12 @@ class PromptRegistry(ServerCore):
         """One page of ``prompts/list`` for the request's revision."""
         features = request.features
         prompts = list(self._prompts.values())
-        start = 0
-        if cursor:
-            position = decode_cursor(cursor)
-            names = [p.name for p in prompts]
-            if position not in names:
-                raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
-            start = names.index(position)
-        end = len(prompts) if self.page_size is None else start + self.page_size
+        start, end, after = self.page_bounds([p.name for p in prompts], cursor)
         result: JSON = {
             "prompts": [shaping.prompt(p.definition, features) for p in prompts[start:end]]
         }
-        if end < len(prompts):
-            result["nextCursor"] = encode_cursor(prompts[end].name)
+        if after is not None:
+            result["nextCursor"] = after
         return shaping.cacheable(result, features, self.list_ttl_ms, "public")
 
     def find_prompt(self, name: str) -> Prompt:

@@ -28,7 +28,7 @@ from ..protocol import shaping
 from ..protocol.revisions import META_SUBSCRIPTION_ID, Features
 from ..resources import Resource, ResourceNotFound, ResourceTemplate, is_template
 from .context import Context, _current
-from .core import JSON, ServerCore, decode_cursor, encode_cursor
+from .core import JSON, ServerCore
 from .session import Request
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -240,17 +240,10 @@ class ResourceRegistry(ServerCore):
             items, key, field = list(self._templates.values()), "uriTemplate", "resourceTemplates"
         else:
             items, key, field = list(self._resources.values()), "uri", "resources"
-        keys = [item.definition[key] for item in items]
-        start = 0
-        if cursor:
-            position = decode_cursor(cursor)
-            if position not in keys:
-                raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
-            start = keys.index(position)
-        end = len(items) if self.page_size is None else start + self.page_size
+        start, end, after = self.page_bounds([item.definition[key] for item in items], cursor)
         result: JSON = {field: [shaping.resource(i.definition, features) for i in items[start:end]]}
-        if end < len(items):
-            result["nextCursor"] = encode_cursor(keys[end])
+        if after is not None:
+            result["nextCursor"] = after
         return shaping.cacheable(result, features, self.list_ttl_ms, "public")
 
     async def read_resource(self, uri: str, context: Context | None = None) -> list[JSON]:
