@@ -9,6 +9,7 @@ the raw 2026 round trip is compared with the spec's InputRequiredResult/InputRes
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
@@ -19,7 +20,7 @@ import orjson
 import pytest
 
 from servers.live_peer import load, open_peer
-from toolwire import Client, ClientError, ServerError
+from toolwire import Client, ClientError, Context, Server, ServerError
 from toolwire.server import inputs
 from toolwire.server.inputs import StateSigner
 
@@ -501,3 +502,37 @@ async def test_raw_legacy_elicitation_is_a_server_request(transport: str) -> Non
                 )
             else:
                 assert result["content"] == [{"type": "text", "text": expected}]
+
+
+@pytest.mark.timeout(30)
+async def test_a_cancelled_call_withdraws_its_question() -> None:
+    """Legacy: the tool's call is cancelled while the user is being asked; the server tells
+    the client (notifications/cancelled for its own request, CN-01) and the client stops
+    asking, sending no answer (CN-04)."""
+    mcp = Server("asks")
+
+    @mcp.tool()
+    async def ask(ctx: Context) -> str:
+        """Ask for a name, forever."""
+        await ctx.elicit("Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
+        return "never"
+
+    asked, withdrawn = asyncio.Event(), asyncio.Event()
+
+    async def person(params: dict[str, Any]) -> dict[str, Any]:
+        asked.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            withdrawn.set()
+            raise
+        return {"action": "cancel"}
+
+    async with checked_client(mcp, LEGACY, elicitation_handler=person) as client:
+        call = asyncio.create_task(client.call_tool("ask"))
+        await asyncio.wait_for(asked.wait(), 10)
+        call.cancel()
+        await asyncio.wait_for(withdrawn.wait(), 10)
+        cancelled = [n for n in client.notifications if n["method"] == "notifications/cancelled"]
+        assert [n["params"]["requestId"] for n in cancelled] == ["toolwire-1"]
+        await asyncio.wait_for(client.ping(), 10)  # the session goes on

@@ -233,8 +233,11 @@ def test_the_person_at_the_page_answers_the_servers_questions(
             assert outcome["status"] == "error" and outcome["result"]["isError"] is True
 
 
-def test_bad_answers_are_refused_and_the_question_stays_open(server_file: Path) -> None:
-    with start_inspector(server_file) as inspector:
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_bad_answers_are_refused_and_the_question_stays_open(
+    server_file: Path, revision: str
+) -> None:
+    with start_inspector(server_file, "--protocol-version", revision) as inspector:
         inspector.ready()
         call_id = inspector.call("greet", {})
         _, question = inspector.wait_for(

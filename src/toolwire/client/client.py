@@ -123,6 +123,7 @@ class Client(ClientPrimitives):
         self.log_handler = log_handler
         self.log_level = log_level
         self._tasks: set[asyncio.Task[None]] = set()
+        self._answering: dict[str | int, asyncio.Task[None]] = {}  # the server's open questions
         self._acknowledgements: dict[str | int, asyncio.Future[None]] = {}
         self.timeout = timeout
         self.server_info: JSON = {}
@@ -330,6 +331,8 @@ class Client(ClientPrimitives):
                 task = asyncio.create_task(self._server_request(message))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
+                if isinstance(message["id"], (str, int)):  # so the server can withdraw it
+                    self._answering[message["id"]] = task
             else:
                 await self._notification(message)
             return
@@ -343,6 +346,11 @@ class Client(ClientPrimitives):
             del self.notifications[:-KEPT_NOTIFICATIONS]
         if message["method"] == "notifications/tools/list_changed":
             self.invalidate_tools()
+        elif message["method"] == "notifications/cancelled":  # the server withdrew a question
+            rid = (message.get("params") or {}).get("requestId")
+            answering = self._answering.get(rid) if isinstance(rid, (str, int)) else None
+            if answering is not None:
+                answering.cancel()  # and no answer is sent (CN-04)
         elif message["method"] == "notifications/subscriptions/acknowledged":
             sid = ((message.get("params") or {}).get("_meta") or {}).get(META_SUBSCRIPTION_ID)
             waiting = self._acknowledgements.pop(sid, None) if sid is not None else None
@@ -365,6 +373,13 @@ class Client(ClientPrimitives):
                     await outcome
 
     async def _server_request(self, message: JSON) -> None:
+        try:
+            await self._answer_server(message)
+        finally:
+            if isinstance(message["id"], (str, int)):
+                self._answering.pop(message["id"], None)
+
+    async def _answer_server(self, message: JSON) -> None:
         method = message["method"]
         if method == "ping":
             await self._send(jsonrpc.result_bytes(message["id"], {}))

@@ -77,6 +77,12 @@ class Questions:
             question.answer.set_result(answer)
         return None
 
+    def drop_for(self, call: int) -> None:
+        """The call ended: its questions need no answer."""
+        for question in list(self.open.values()):
+            if question.call == call and not question.answer.done():
+                question.answer.cancel()
+
     def drop_all(self) -> None:
         """The server went away: nobody waits for these answers any more."""
         for question in list(self.open.values()):

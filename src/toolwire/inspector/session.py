@@ -271,6 +271,7 @@ class InspectedServer:
         else:
             call.finish("error" if result.is_error else "ok", result=result.raw)
         self._traffic.forget(call)
+        self.questions.drop_for(call.id)
         self._changed(call)
 
     def cancel(self, call_id: int) -> Call | None:

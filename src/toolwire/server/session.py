@@ -446,6 +446,14 @@ class ServerConnection:
         try:
             self.send_related(related, jsonrpc.request_bytes(rid, method, params))
             response = await waiting
+        except asyncio.CancelledError:  # the call that asked ended: withdraw the question
+            if not self.closed:
+                self.notify(
+                    "notifications/cancelled",
+                    {"requestId": rid, "reason": "the request that asked was cancelled"},
+                    related=related,
+                )
+            raise
         finally:
             self._outgoing.pop(rid, None)
         if "error" in response:

@@ -5,14 +5,20 @@
 // HTML. The backend contract (endpoints, event stream, shapes) is described in the inspector
 // package; this file follows it.
 //
-// The Resources and Prompts tabs live in primitives.js, loaded after this file. The two share
-// one global object, window.toolwireInspector, filled here:
+// The Resources and Prompts tabs live in primitives.js, the server's questions in
+// questions.js, both loaded after this file. They share one global object,
+// window.toolwireInspector, filled here:
 //   h, api, pretty, isObject, firstLine, clock  DOM and backend helpers
 //   contentBlock(block), resourceBody(contents) the content renderers
 //   trafficMessage(entry), showView(viewId)     the traffic renderer, the tab switch
+//   buildForm(schema, emptyText)                the form builder of tool arguments: a field
+//                                               {node, read(), write(value), problems()}
+//   findCall(id)                                the Call with that id, or null
 //   state                                       the last State received (null before)
 //   stateListeners                              functions called with every State, after
 //                                               this file has rendered it
+//   callListeners, questionListeners            functions called with every `call` event
+//                                               (after it is merged) and `question` event
 "use strict";
 
 (function () {
@@ -99,6 +105,10 @@
     source.addEventListener("state", (event) => onState(JSON.parse(event.data)));
     source.addEventListener("call", (event) => onCall(JSON.parse(event.data)));
     source.addEventListener("log", (event) => onLog(JSON.parse(event.data)));
+    source.addEventListener("question", (event) => {
+      const question = JSON.parse(event.data);
+      for (const listener of shared.questionListeners) listener(question);
+    });
   }
 
   function setConnection(state) {
@@ -148,6 +158,7 @@
     if (call.id === app.activeCall) renderRun();
     renderHistoryList();
     if (call.id === app.historyCall) renderHistoryDetail();
+    for (const listener of shared.callListeners) listener(call);
   }
 
   function onLog(log) {
@@ -426,9 +437,16 @@
     return { schema: current, nullable };
   }
 
+  /** The options of a oneOf/anyOf whose every branch is a const (titled enums), else null. */
+  function constOptions(schema) {
+    const union = Array.isArray(schema.oneOf) ? schema.oneOf : schema.anyOf;
+    if (!Array.isArray(union) || !union.length) return null;
+    return union.every((branch) => isObject(branch) && "const" in branch) ? union : null;
+  }
+
   function kindOf(schema) {
     if (Array.isArray(schema.enum) && schema.enum.length) return "enum";
-    if ("const" in schema) return "enum";
+    if ("const" in schema || constOptions(schema)) return "enum";
     if (schema.anyOf || schema.oneOf || schema.allOf || Array.isArray(schema.type)) return "json";
     const type = schema.type || (schema.properties ? "object" : undefined);
     if (type === "number" || type === "integer") return "number";
@@ -437,8 +455,8 @@
     return type === "object" && schema.properties ? "object" : "json";
   }
 
-  function buildForm(schema) {
-    const ctx = { root: schema, schema: resolve(schema, schema), path: "", name: "arguments" };
+  function buildForm(schema, emptyText) {
+    const ctx = { root: schema, schema: resolve(schema, schema), path: "", name: "arguments", emptyText };
     return objectField({ ...ctx, required: true, nullable: false, top: true, depth: 0 });
   }
 
@@ -518,6 +536,7 @@
       "field-head",
       h("label", { for: control.id, class: "field-label" }, ctx.name),
       isRequired(ctx) && requiredMark(),
+      typeof ctx.schema.title === "string" && ctx.schema.title && h("span", { class: "muted", testid: "field-title" }, ctx.schema.title),
       typeLabel(ctx),
     );
     const node = h("div", { class: `field field-${kind}`, testid: "field" }, head, control, fieldHelp(ctx.schema));
@@ -593,13 +612,17 @@
     });
   }
 
-  /** enum and const: a select whose options stand for the schema's own JSON values. */
+  /** enum, const and oneOf/anyOf of consts: a select whose options stand for the schema's own
+   *  JSON values, labelled by their titles (oneOf const/title, or the legacy enumNames). */
   function choiceField(ctx) {
-    const values = Array.isArray(ctx.schema.enum) ? ctx.schema.enum : [ctx.schema.const];
-    const label = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+    const branches = Array.isArray(ctx.schema.enum) || "const" in ctx.schema ? null : constOptions(ctx.schema);
+    const values = branches ? branches.map((branch) => branch.const) : Array.isArray(ctx.schema.enum) ? ctx.schema.enum : [ctx.schema.const];
+    const names = branches ? branches.map((branch) => branch.title) : Array.isArray(ctx.schema.enumNames) ? ctx.schema.enumNames : [];
+    const raw = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+    const label = (value, index) => (typeof names[index] === "string" && names[index] ? `${names[index]} (${raw(value)})` : raw(value));
     const unset = isRequired(ctx) ? "choose…" : "unset";
-    const first = "default" in ctx.schema ? `unset (default ${label(ctx.schema.default)})` : unset;
-    const options = values.map((value, index) => h("option", { value: String(index) }, label(value)));
+    const first = "default" in ctx.schema ? `unset (default ${raw(ctx.schema.default)})` : unset;
+    const options = values.map((value, index) => h("option", { value: String(index) }, label(value, index)));
     const select = h("select", {}, h("option", { value: "" }, first), options);
     if (values.length === 1 && isRequired(ctx)) select.value = "0";
     return leaf(ctx, "enum", select, {
@@ -690,7 +713,7 @@
         return [key, buildField({ root: ctx.root, schema, path, name: key, required: required.has(key), depth })];
       });
       body.replaceChildren(...children.map(([, child]) => child.node));
-      const none = ctx.top ? "This tool takes no arguments." : "No declared properties.";
+      const none = ctx.top ? ctx.emptyText || "This tool takes no arguments." : "No declared properties.";
       if (!children.length) body.append(h("p", "muted", none));
     };
     const toggle = h("input", { type: "checkbox", testid: "object-toggle", "aria-label": `send ${ctx.name}` });
@@ -1028,7 +1051,8 @@
   }
 
   const shared = { h, api, pretty, isObject, firstLine, clock, contentBlock, resourceBody, trafficMessage, showView };
-  Object.assign(shared, { state: null, stateListeners: [] });
+  const findCall = (id) => app.calls.get(id) || null;
+  Object.assign(shared, { buildForm, findCall, state: null, stateListeners: [], callListeners: [], questionListeners: [] });
   window.toolwireInspector = shared;
   wire();
 })();
