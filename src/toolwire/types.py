@@ -92,6 +92,67 @@ class EmbeddedResource(MCPModel):
 ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
 
 
+class Resource(MCPModel):
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mimeType: str | None = None
+    size: int | None = None
+    annotations: Annotations | None = None
+    icons: list[Icon] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ResourceTemplate(MCPModel):
+    uriTemplate: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mimeType: str | None = None
+    annotations: Annotations | None = None
+    icons: list[Icon] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ReadResourceResult(MCPModel):
+    contents: list[TextResourceContents | BlobResourceContents] = Field(default_factory=list)
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class PromptArgument(MCPModel):
+    name: str
+    title: str | None = None
+    description: str | None = None
+    required: bool | None = None
+
+
+class Prompt(MCPModel):
+    name: str
+    title: str | None = None
+    description: str | None = None
+    arguments: list[PromptArgument] | None = None
+    icons: list[Icon] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class PromptMessage(MCPModel):
+    role: Literal["user", "assistant"]
+    content: ContentBlock
+
+
+class GetPromptResult(MCPModel):
+    description: str | None = None
+    messages: list[PromptMessage] = Field(default_factory=list)
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class Completion(MCPModel):
+    values: list[str] = Field(default_factory=list, max_length=100)
+    total: int | None = None
+    hasMore: bool | None = None
+
+
 class ToolAnnotations(MCPModel):
     title: str | None = None
     readOnlyHint: bool | None = None

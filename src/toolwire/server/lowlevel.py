@@ -21,25 +21,27 @@
 A call handler may return a list of content blocks, a dict (structured content), a
 ``(content, structured)`` pair or a whole ``types.CallToolResult``; exceptions become
 ``isError`` results exactly as for decorated tools.
+
+Resources, prompts and completion have the official SDK's handlers too
+(``@server.list_resources()``, ``list_resource_templates()``, ``read_resource()``,
+``subscribe_resource()``, ``unsubscribe_resource()``, ``list_prompts()``, ``get_prompt()``,
+``completion()``): see :mod:`toolwire.server.lowlevel_primitives`. Each capability is
+declared only when its handlers are registered.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..content import content_block, to_json_text
 from ..protocol import shaping
 from ..tools import failure_result
-from .core import JSON, ServerCore
+from .core import JSON
+from .lowlevel_primitives import PrimitiveHandlers, maybe_await
 from .session import Request, ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
 
 
 def _definition(tool: Any) -> JSON:
@@ -73,8 +75,9 @@ def to_call_result(value: Any) -> JSON:
     return {"content": [_block(value)]}
 
 
-class Server(ServerCore):
-    """A server driven by ``list_tools`` / ``call_tool`` handlers."""
+class Server(PrimitiveHandlers):
+    """A server driven by handlers: ``list_tools`` / ``call_tool``, and optionally those of
+    resources, prompts and completion."""
 
     def __init__(
         self, name: str, version: str | None = None, instructions: str | None = None, **options: Any
@@ -105,9 +108,7 @@ class Server(ServerCore):
         return self._page(request, cursor)
 
     async def _page(self, request: Request, cursor: str | None) -> JSON:
-        tools: Sequence[Any] = (
-            await _maybe_await(self._list_handler()) if self._list_handler else []
-        )
+        tools: Sequence[Any] = await maybe_await(self._list_handler()) if self._list_handler else []
         return self.build_page(request, cursor, [_definition(tool) for tool in tools])
 
     def invoke_tool(
@@ -121,7 +122,7 @@ class Server(ServerCore):
         self, handler: Callable[..., Any], request: Request, name: str, arguments: JSON
     ) -> JSON:
         try:
-            result = to_call_result(await _maybe_await(handler(name, arguments)))
+            result = to_call_result(await maybe_await(handler(name, arguments)))
         except Exception as exc:
             source = getattr(getattr(handler, "__code__", None), "co_filename", None)
             result = failure_result(exc, name, source, self.mask_errors)

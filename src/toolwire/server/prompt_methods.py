@@ -1,8 +1,9 @@
 """The prompt methods, prompts/list and prompts/get, and completion/complete.
 
 They check the request's shape and hand the work to the server's prompt registry
-(:class:`toolwire.server.prompts.PromptRegistry`). A server without prompts (or a low-level
-server) does not offer them: -32601, exactly as if the methods did not exist.
+(:class:`toolwire.server.prompts.PromptRegistry`), or to the low-level server's handlers
+(:class:`toolwire.server.lowlevel_primitives.PrimitiveHandlers`). A server without prompts
+does not offer them: -32601, exactly as if the methods did not exist.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import jsonrpc
 from ..errors import RPCError
-from .session import JSON, Request, ServerConnection
+from .session import Request, ServerConnection
 
 if TYPE_CHECKING:
     from .prompts import PromptRegistry
@@ -29,7 +30,7 @@ def _prompts_of(connection: ServerConnection, request: Request) -> PromptRegistr
     return server  # type: ignore[no-any-return]
 
 
-def _list_prompts(connection: ServerConnection, request: Request) -> JSON:
+def _list_prompts(connection: ServerConnection, request: Request) -> Any:
     server = _prompts_of(connection, request)
     cursor = request.params.get("cursor")
     if cursor is not None and not isinstance(cursor, str):

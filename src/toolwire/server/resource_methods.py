@@ -3,8 +3,9 @@ legacy revisions, resources/subscribe and resources/unsubscribe (2026-07-28 subs
 ``subscriptions/listen`` stream instead: its ``resourceSubscriptions``).
 
 They check the request's shape and hand the work to the server's resource registry
-(:class:`toolwire.server.resources.ResourceRegistry`). A server without resources (or a
-low-level server) does not offer them: -32601, exactly as if the methods did not exist.
+(:class:`toolwire.server.resources.ResourceRegistry`), or to the low-level server's handlers
+(:class:`toolwire.server.lowlevel_primitives.PrimitiveHandlers`). A server without resources
+does not offer them: -32601, exactly as if the methods did not exist.
 
 Errors: an unknown URI is -32002 "Resource not found" with ``data.uri`` up to 2025-11-25
 and -32602 on 2026-07-28; a missing or non-string ``uri`` is -32602; a resource function
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import jsonrpc
 from ..errors import RPCError
-from .session import JSON, Request, ServerConnection
+from .session import Request, ServerConnection
 
 if TYPE_CHECKING:
     from .resources import ResourceRegistry
@@ -48,12 +49,12 @@ def _uri(request: Request) -> str:
     return uri
 
 
-def _list_resources(connection: ServerConnection, request: Request) -> JSON:
+def _list_resources(connection: ServerConnection, request: Request) -> Any:
     server = _resources_of(connection, request)
     return server.resources_page(request, _cursor(request), templates=False)
 
 
-def _list_templates(connection: ServerConnection, request: Request) -> JSON:
+def _list_templates(connection: ServerConnection, request: Request) -> Any:
     server = _resources_of(connection, request)
     return server.resources_page(request, _cursor(request), templates=True)
 
@@ -63,9 +64,12 @@ def _read(connection: ServerConnection, request: Request) -> Any:
     return server.read_for(connection, request, _uri(request))
 
 
-def _subscribe(connection: ServerConnection, request: Request) -> JSON:
+def _subscribe(connection: ServerConnection, request: Request) -> Any:
     server = _resources_of(connection, request)
     uri = _uri(request)
+    hook = getattr(server, "subscribe_uri", None)
+    if hook is not None:  # a low-level server: its handler has a say
+        return hook(connection, request, uri, True)
     if not server.knows(uri):
         from .resources import not_found
 
@@ -74,8 +78,11 @@ def _subscribe(connection: ServerConnection, request: Request) -> JSON:
     return {}
 
 
-def _unsubscribe(connection: ServerConnection, request: Request) -> JSON:
-    _resources_of(connection, request)
+def _unsubscribe(connection: ServerConnection, request: Request) -> Any:
+    server = _resources_of(connection, request)
+    hook = getattr(server, "subscribe_uri", None)
+    if hook is not None:  # a low-level server: its handler has a say
+        return hook(connection, request, _uri(request), False)
     connection.subscriptions.discard(_uri(request))  # never subscribed: nothing to stop
     return {}
 
