@@ -124,13 +124,21 @@ def _read_address(process: subprocess.Popen[str]) -> str:
 
 @contextlib.contextmanager
 def start_inspector(
-    file: Path | str,
+    file: Path | str | None,
     *args: str,
     cwd: Path | None = None,
     toolwire: tuple[str, ...] = (sys.executable, "-m", "toolwire"),
 ) -> Iterator[Inspector]:
     process = subprocess.Popen(
-        [*toolwire, "dev", str(file), "--port", "0", "--no-browser", *args],
+        [
+            *toolwire,
+            "dev",
+            *([str(file)] if file is not None else []),
+            "--port",
+            "0",
+            "--no-browser",
+            *args,
+        ],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

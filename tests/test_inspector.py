@@ -8,6 +8,7 @@ tested in Chromium by tests/test_inspector_browser.py.
 
 from __future__ import annotations
 
+import runpy
 import socket
 import subprocess
 import sys
@@ -16,9 +17,11 @@ from typing import Any
 
 import pytest
 
+from http_server import serve_http
+
 from inspector_process import Inspector, start_inspector
 from mcp_spec import WireChecker
-from wire import EXAMPLES, MODERN
+from wire import EXAMPLES, MODERN, SERVERS
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -421,6 +424,51 @@ def test_malformed_http_is_refused_and_the_inspector_goes_on(
     answer = raw_http(calculator_inspector, request_bytes)
     assert answer.split(b" ")[1] == status, answer[:200]
     assert calculator_inspector.state()["server"]["status"] == "ready"
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_any_server_started_by_a_command(revision: str) -> None:
+    """Not only toolwire: here the official SDK's server, over stdio."""
+    command = f"{sys.executable} {SERVERS / 'sdk_primitives.py'}"
+    with start_inspector(None, "--command", command, "--protocol-version", revision) as inspector:
+        state = inspector.ready()
+        assert state["server"]["status"] == "ready", state["server"]
+        assert (state["server"]["kind"], state["server"]["file"]) == ("command", command)
+        assert state["server"]["name"] == "sdk-primitives"
+        assert "config://app" in {resource["uri"] for resource in state["resources"]}
+        read = inspector.api("POST", "/api/resources/read", {"uri": "config://app"}).json()
+        assert read["result"]["contents"][0]["text"] == "debug = true"
+        checked_traffic(read, revision)
+        touched = inspector.finished(inspector.call("touch", {"uri": "config://app"}))
+        assert touched["status"] == "ok"
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_a_server_at_a_url(revision: str) -> None:
+    server = runpy.run_path(str(EXAMPLES / "calculator.py"))["mcp"]
+    with (
+        serve_http(server) as url,
+        start_inspector(url, "--protocol-version", revision) as inspector,
+    ):
+        state = inspector.ready()
+        assert state["server"]["status"] == "ready", state["server"]
+        assert (state["server"]["kind"], state["server"]["file"]) == ("url", url)
+        call = inspector.finished(inspector.call("divide", {"a": 1, "b": 0}))
+        assert call["status"] == "error" and call["result"]["isError"] is True
+        checked_traffic(call, revision)
+
+
+@pytest.mark.parametrize(
+    "arguments", [["--no-browser"], ["x.py", "--command", "python x.py", "--no-browser"]]
+)
+def test_dev_needs_exactly_one_server(arguments: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire", "dev", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert done.returncode == 2 and "one of them" in done.stderr
 
 
 def test_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:

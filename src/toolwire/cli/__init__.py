@@ -5,6 +5,7 @@
     toolwire run server.py                 # stdio, as MCP hosts start it
     toolwire run server.py:mcp --transport http --port 8000
     toolwire dev server.py                 # the inspector page; restarts on changes
+    toolwire dev http://127.0.0.1:8000/mcp # or any server: a URL, or --command "CMD ARGS"
     toolwire inspect server.py [--json]    # the tool list
     toolwire call server.py divide a=1 b=0 # exit 1: the result is an error
     toolwire install server.py --client claude-desktop|cursor|vscode
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import sys
 from pathlib import Path
 
@@ -41,8 +43,16 @@ def _parser() -> argparse.ArgumentParser:
         "--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug")
     )
 
-    dev = commands.add_parser("dev", help="open the inspector web page for FILE[:OBJECT]")
-    dev.add_argument("target", metavar="FILE[:OBJECT]")
+    dev = commands.add_parser(
+        "dev", help="open the inspector web page for FILE[:OBJECT], a URL or --command"
+    )
+    dev.add_argument("target", nargs="?", metavar="FILE[:OBJECT] | URL")
+    dev.add_argument(
+        "--command",
+        dest="server_command",
+        metavar="COMMAND",
+        help='any MCP server over stdio, e.g. "uvx mcp-server-time"',
+    )
     dev.add_argument("--port", type=int, help="default 6274; 0 picks a free port")
     dev.add_argument("--no-browser", action="store_true", help="only print the address")
     dev.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
@@ -112,17 +122,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dev(options: argparse.Namespace) -> int:
-    """The server runs in a subprocess that the inspector restarts, so a file that does not
-    load yet is not an error here: the page shows why, and the next save tries again."""
+    """A toolwire file runs in a subprocess that the inspector restarts, so a file that does
+    not load yet is not an error here: the page shows why, and the next save tries again."""
     from ..inspector import run
+    from .commands import usage_error
 
-    path, _ = split_target(options.target)
-    if not path.is_file():
-        from .commands import usage_error
-
-        return usage_error(f"{path}: no such file")
+    if (options.target is None) == (options.server_command is None):
+        return usage_error("dev takes FILE[:OBJECT], a URL, or --command COMMAND (one of them)")
+    command = None
+    if options.server_command is not None:
+        command = shlex.split(options.server_command)
+        if not command:
+            return usage_error("--command is empty")
+    elif not options.target.startswith(("http://", "https://")):
+        path, _ = split_target(options.target)
+        if not path.is_file():
+            return usage_error(f"{path}: no such file")
     return run(
-        options.target,
+        options.target or options.server_command,
+        command=command,
         port=options.port,
         open_browser=not options.no_browser,
         protocol_version=options.protocol_version,

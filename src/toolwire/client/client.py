@@ -232,7 +232,7 @@ class Client(ClientPrimitives):
         self.server_capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")
         await self._notify("notifications/initialized")
-        if self.log_level is not None:
+        if self.log_level is not None and "logging" in self.server_capabilities:
             await self._request("logging/setLevel", {"level": self.log_level})
 
     def _learn(self, discover: JSON) -> None:

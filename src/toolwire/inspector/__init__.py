@@ -27,28 +27,29 @@ DEFAULT_PORT = 6274
 def run(
     target: str,
     *,
+    command: list[str] | None = None,
     port: int | None = None,
     open_browser: bool = True,
     protocol_version: str | None = None,
 ) -> int:
-    """Serve the inspector for ``target`` (``FILE[:OBJECT]``) until Ctrl+C; returns 0.
+    """Serve the inspector until Ctrl+C; returns 0. ``target`` is a toolwire file
+    (``FILE[:OBJECT]``, restarted when it changes), an ``http(s)://`` URL, or, with
+    ``command``, the display name of any server started by that command over stdio.
     ``port`` defaults to :data:`DEFAULT_PORT` (another is taken when it is busy)."""
-    asyncio.run(
-        _serve(target, DEFAULT_PORT if port is None else port, open_browser, protocol_version)
-    )
+    session = InspectedServer(target, protocol_version=protocol_version, command=command)
+    asyncio.run(_serve(session, DEFAULT_PORT if port is None else port, open_browser))
     return 0
 
 
-async def _serve(target: str, port: int, open_browser: bool, protocol_version: str | None) -> None:
-    session = InspectedServer(target, protocol_version=protocol_version)
+async def _serve(session: InspectedServer, port: int, open_browser: bool) -> None:
     app = InspectorApp(session, secrets.token_urlsafe(24))
     web = HttpServer(app.handle)
     app.port = await _listen(web, port)
     url = f"http://127.0.0.1:{app.port}/?token={app.token}"
     print(url, flush=True)
+    restarts = "; it restarts when the file changes" if session.kind == "file" else ""
     print(
-        f"toolwire dev: inspecting {target}; it restarts when the file changes. "
-        "Press Ctrl+C to stop.",
+        f"toolwire dev: inspecting {session.target}{restarts}. Press Ctrl+C to stop.",
         file=sys.stderr,
         flush=True,
     )

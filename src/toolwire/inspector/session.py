@@ -52,8 +52,18 @@ class InspectedServer:
         *,
         protocol_version: str | None = None,
         python: str = sys.executable,
+        command: list[str] | None = None,
     ) -> None:
         self.target = target
+        # A toolwire file (started with `toolwire run`, restarted on changes), any server's
+        # stdio command, or an HTTP URL.
+        self.command = command
+        if command is not None:
+            self.kind = "command"
+        elif target.startswith(("http://", "https://")):
+            self.kind = "url"
+        else:
+            self.kind = "file"
         self.emit = emit
         self.protocol_version = protocol_version
         self.python = python
@@ -78,6 +88,7 @@ class InspectedServer:
         return {
             "server": {
                 "file": self.target,
+                "kind": self.kind,
                 "status": self.status,
                 "error": self.error,
                 "name": info.get("name"),
@@ -113,14 +124,14 @@ class InspectedServer:
             self.listings = {kind: [] for kind in LISTINGS}
             self._stderr_tail.clear()
             self._announce()
-            read_end, write_end = os.pipe()
-            stderr_done = self._spawn(self._read_stderr(read_end, generation))
+            pipe = os.pipe() if self.kind != "url" else None  # the process's stderr
+            stderr_done = self._spawn(self._read_stderr(pipe[0], generation)) if pipe else None
             client = Client(
-                [self.python, "-m", "toolwire", "run", self.target],
+                self._client_target(),
                 protocol_version=self.protocol_version,
                 client_info={"name": "toolwire-inspector", "version": _version()},
                 timeout=START_TIMEOUT,
-                stderr=write_end,
+                stderr=pipe[1] if pipe else None,
                 tap=lambda direction, data: self._tap(generation, direction, data),
                 log_level="debug",
                 elicitation_handler=lambda params: self._ask("elicitation", params),
@@ -133,12 +144,14 @@ class InspectedServer:
                     for kind in LISTINGS:
                         self.listings[kind] = await _list(client, kind)
                 finally:
-                    os.close(write_end)  # the child has its own copy: EOF means it exited
+                    if pipe:
+                        os.close(pipe[1])  # the child has its own copy: EOF means it exited
             except (ClientError, OSError) as exc:
                 await client.close()
                 self.client = None
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(stderr_done), STOP_GRACE)
+                if stderr_done is not None:
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(stderr_done), STOP_GRACE)
                 self.status, self.error = "failed", self._why(str(exc))
                 self._announce()
                 return
@@ -147,6 +160,11 @@ class InspectedServer:
                     await client.listen(resources_list_changed=True, prompts_list_changed=True)
             self.status = "ready"
             self._announce()
+
+    def _client_target(self) -> str | list[str]:
+        if self.kind == "file":
+            return [self.python, "-m", "toolwire", "run", self.target]
+        return self.command if self.command is not None else self.target
 
     def _why(self, reason: str) -> str:
         """The server's last words on stderr say more than the client's view of its end."""
@@ -192,7 +210,10 @@ class InspectedServer:
 
     async def watch(self, interval: float = 0.5) -> None:
         """Restart the server whenever a Python file beside it changes (polling: no extra
-        dependency, and a few ``stat`` calls per interval)."""
+        dependency, and a few ``stat`` calls per interval). Only toolwire files are watched:
+        a command or a URL is someone else's server."""
+        if self.kind != "file":
+            return
         seen = self._snapshot()
         while True:
             await asyncio.sleep(interval)
