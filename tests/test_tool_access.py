@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from toolwire import Server, ServerError
+from toolwire import RegistrationError, Server, ServerError
 from toolwire.auth import AccessToken, covers, missing
 from toolwire.server.middleware import Call, CallNext
 
@@ -145,3 +145,27 @@ def test_scope_coverage_follows_prefixes_and_declared_hierarchies() -> None:
         "users:write",
         "billing",
     ]
+
+
+async def test_a_listing_that_differs_per_caller_is_cached_privately() -> None:
+    """2026-07-28 caching (MP-12): a list filtered by caller must not be shared between
+    callers, so it says cacheScope "private"; an unfiltered one stays "public"."""
+    async with checked_client(build(), MODERN) as client:
+        guarded = await client.request("tools/list", {"_meta": as_caller("reader")})
+        assert guarded["cacheScope"] == "private"
+    open_server = Server("open")
+
+    @open_server.tool()
+    def hello() -> str:
+        return "hi"
+
+    async with checked_client(open_server, MODERN) as client:
+        assert (await client.request("tools/list"))["cacheScope"] == "public"
+
+
+def test_bad_access_rules_are_refused_at_registration() -> None:
+    mcp = Server("rules")
+    with pytest.raises(RegistrationError):
+        mcp.add_tool(lambda: "x", name="empty_scope", scopes=[""])
+    with pytest.raises(RegistrationError):
+        mcp.add_tool(lambda: "x", name="bad_auth", auth="admin")

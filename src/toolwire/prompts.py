@@ -30,12 +30,13 @@ import logging
 import os
 import sys
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import jsonrpc
 from ._schema_common import EMPTY, UNIONS
+from .auth.tokens import access_rules
 from .completion import prefix_completer
 from .content import content_block
 from .docstrings import parse_docstring
@@ -268,6 +269,8 @@ class Prompt:
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        scopes: str | Iterable[str] = (),
+        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
     ) -> None:
         if not callable(fn):
@@ -318,6 +321,8 @@ class Prompt:
             i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
         ]
         self.meta = meta
+        # Who may list, get and complete it (the rules of tools' scopes/auth).
+        self.scopes, self.auth = access_rules(scopes, auth)
         self.completers = self._completers(complete or {})
         self.is_async = is_async(fn)
         self._source = getattr(getattr(unwrap(fn), "__code__", None), "co_filename", None)

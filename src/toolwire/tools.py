@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from time import perf_counter
 from typing import Any, Literal
 
+from .auth.tokens import access_rules
 from .content import text_result, to_result
 from .errors import RegistrationError, ToolError
 from .functions import EXPECTED_ERRORS, error_message, is_async, raised_by, unwrap
@@ -150,8 +151,7 @@ class Tool:
         self.tags = frozenset(tags)
         # Who may see and call the tool: the scopes the caller's token must cover, and a
         # predicate on the caller (the verified AccessToken, or None when unauthenticated).
-        self.scopes = (scopes,) if isinstance(scopes, str) else tuple(scopes)
-        self.auth = auth
+        self.scopes, self.auth = access_rules(scopes, auth)
         # Argument names whose values never reach logs (the audit log redacts them).
         self.sensitive = frozenset((sensitive,) if isinstance(sensitive, str) else sensitive)
         self.meta = meta

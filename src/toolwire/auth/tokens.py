@@ -7,9 +7,11 @@ never holds the token itself: what reaches tools cannot be passed on to another 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+from ..errors import RegistrationError
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,41 @@ def covers(
         if not any(":".join(parts[:i]) in have for i in range(1, len(parts))):
             return False
     return True
+
+
+class Guarded(Protocol):
+    """Something only some callers may use: a tool, a resource (or template), a prompt."""
+
+    @property
+    def scopes(self) -> tuple[str, ...]: ...
+
+    @property
+    def auth(self) -> Callable[[Any], bool] | None: ...
+
+
+def access_rules(
+    scopes: str | Iterable[str], auth: Callable[[Any], bool] | None
+) -> tuple[tuple[str, ...], Callable[[Any], bool] | None]:
+    """``scopes=`` and ``auth=`` as registration gives them, checked: one scope or several
+    (non-empty strings), and a predicate or None."""
+    needed = (scopes,) if isinstance(scopes, str) else tuple(scopes)
+    if not all(isinstance(scope, str) and scope for scope in needed):
+        raise RegistrationError(f"scopes must be non-empty strings, got {needed!r}")
+    if auth is not None and not callable(auth):
+        raise RegistrationError(f"auth must be a function of the caller, got {auth!r}")
+    return needed, auth
+
+
+def may_use(
+    caller: Any, item: Guarded, hierarchy: Mapping[str, Iterable[str]] | None = None
+) -> bool:
+    """True when ``caller`` (the request's identity: an :class:`AccessToken`, another object
+    with ``scopes``, or None) may see and use ``item``: its scopes cover the item's
+    ``scopes`` and the item's ``auth`` predicate accepts it. One rule for every primitive,
+    so a tool, a resource and a prompt guarded alike admit the same callers."""
+    if item.scopes and not covers(getattr(caller, "scopes", ()), item.scopes, hierarchy):
+        return False
+    return item.auth is None or bool(item.auth(caller))
 
 
 def missing(

@@ -16,9 +16,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
+from ..auth.tokens import access_rules
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
 from ..functions import EXPECTED_ERRORS, error_message, is_async, raised_by, unwrap
@@ -95,6 +96,8 @@ class _Readable:
         annotations: Any,
         icons: list[Any] | None,
         meta: JSON | None,
+        scopes: str | Iterable[str],
+        auth: Callable[[Any], bool] | None,
         inject: tuple[type, ...],
         fallback_name: str,
     ) -> None:
@@ -132,6 +135,8 @@ class _Readable:
             i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
         ]
         self.meta = meta
+        # Who may list, read, subscribe to and complete it (the rules of tools' scopes/auth).
+        self.scopes, self.auth = access_rules(scopes, auth)
         self.is_async = self.fn is not None and is_async(self.fn)
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
 
@@ -225,6 +230,8 @@ class Resource(_Readable):
         annotations: Any = None,
         icons: list[Any] | None = None,
         meta: JSON | None = None,
+        scopes: str | Iterable[str] = (),
+        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
     ) -> None:
         _check_uri(uri)
@@ -243,6 +250,8 @@ class Resource(_Readable):
             annotations=annotations,
             icons=icons,
             meta=meta,
+            scopes=scopes,
+            auth=auth,
             inject=inject,
             fallback_name=uri,
         )
@@ -283,6 +292,8 @@ class ResourceTemplate(_Readable):
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        scopes: str | Iterable[str] = (),
+        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
     ) -> None:
         _check_uri(uri_template)
@@ -302,6 +313,8 @@ class ResourceTemplate(_Readable):
             annotations=annotations,
             icons=icons,
             meta=meta,
+            scopes=scopes,
+            auth=auth,
             inject=inject,
             fallback_name=uri_template,
         )

@@ -175,9 +175,9 @@ class ServerCore:
         # subscriptions/listen streams.
         return {"tools": {"listChanged": True}, "logging": {}}
 
-    def accepted_notifications(self, wanted: JSON) -> JSON:
-        """The part of a ``subscriptions/listen`` filter this server will deliver; the
-        resource and prompt registries add theirs."""
+    def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
+        """The part of a ``subscriptions/listen`` filter this server will deliver (to
+        ``request``'s caller); the resource and prompt registries add theirs."""
         return {"toolsListChanged": True} if wanted.get("toolsListChanged") is True else {}
 
     # ------------------------------------------------------------ tools (overridden)
@@ -201,7 +201,8 @@ class ServerCore:
         page = self._pages.get(key)
         if page is None:
             result = shaping.complete(
-                self.build_page(request, cursor, definitions),
+                # A listing that differs per caller must not be shared between callers.
+                self.build_page(request, cursor, definitions, private=listing is not None),
                 request.features,
                 self.info_for(request.features),
             )
@@ -211,14 +212,22 @@ class ServerCore:
             self._pages[key] = page
         return page
 
-    def build_page(self, request: Request, cursor: str | None, definitions: Sequence[JSON]) -> JSON:
-        """One page of ``tools/list`` for the request's revision."""
+    def build_page(
+        self,
+        request: Request,
+        cursor: str | None,
+        definitions: Sequence[JSON],
+        private: bool = False,
+    ) -> JSON:
+        """One page of ``tools/list`` for the request's revision (``private``: cached only
+        for this caller, 2026-07-28's ``cacheScope``)."""
         features = request.features
         start, end, after = self.page_bounds([d["name"] for d in definitions], cursor)
         result: JSON = {"tools": [shaping.tool(d, features) for d in definitions[start:end]]}
         if after is not None:
             result["nextCursor"] = after
-        return shaping.cacheable(result, features, self.list_ttl_ms, "public")
+        scope = "private" if private else "public"
+        return shaping.cacheable(result, features, self.list_ttl_ms, scope)
 
     def page_bounds(self, keys: Sequence[str], cursor: str | None) -> tuple[int, int, str | None]:
         """The slice ``[start:end]`` of a listing (items named by ``keys``) that ``cursor``

@@ -259,8 +259,8 @@ class PrimitiveHandlers(ServerCore):
             capabilities["completions"] = {}  # ServerCapabilities.completions since 2025-03-26
         return capabilities
 
-    def accepted_notifications(self, wanted: JSON) -> JSON:
-        accepted = super().accepted_notifications(wanted)
+    def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
+        accepted = super().accepted_notifications(wanted, request)
         if self.offers_resources and wanted.get("resourcesListChanged") is True:
             accepted["resourcesListChanged"] = True
         if self.offers_prompts and wanted.get("promptsListChanged") is True:

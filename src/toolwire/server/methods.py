@@ -65,7 +65,7 @@ def _listen(connection: ServerConnection, request: Request) -> Any:
     if not isinstance(wanted, dict):
         raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
     # Only what this server can deliver is acknowledged; the client sees what it got.
-    return connection.listen(request, connection.server.accepted_notifications(wanted))
+    return connection.listen(request, connection.server.accepted_notifications(wanted, request))
 
 
 METHODS: dict[str, Callable[[ServerConnection, Request], Any]] = {

@@ -19,10 +19,11 @@ prompt methods are unknown (-32601).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from .. import jsonrpc
+from ..auth.tokens import may_use
 from ..completion import run_completer
 from ..errors import RegistrationError, RPCError
 from ..prompts import Prompt
@@ -56,6 +57,7 @@ class PromptRegistry(ServerCore):
         # Set by the first registration and kept: a session told about prompts can still
         # list them (an empty list) after the last one is removed.
         self.offers_prompts = False
+        self._prompts_guarded = False  # some prompt sets scopes or auth
 
     # ------------------------------------------------------------ registration
 
@@ -73,12 +75,14 @@ class PromptRegistry(ServerCore):
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        scopes: str | Iterable[str] = (),
+        auth: Callable[[Any], bool] | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(self, name: Any = None, /, **options: Any) -> Any:
         """Register a function as a prompt: ``@mcp.prompt``, ``@mcp.prompt()`` or
         ``@mcp.prompt("name", title=..., description=..., icons=..., meta=...,
-        complete={"argument": completer})``."""
+        complete={"argument": completer}, scopes=..., auth=...)``."""
         if callable(name):
             self.add_prompt(name)
             return name
@@ -101,12 +105,18 @@ class PromptRegistry(ServerCore):
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        scopes: str | Iterable[str] = (),
+        auth: Callable[[Any], bool] | None = None,
     ) -> Prompt:
         """Register ``fn`` (a function, async function or callable) as a prompt.
 
         ``complete`` maps argument names to completers: ``fn(value)`` or
         ``fn(value, arguments)`` (the earlier answers), sync or async, returning a list of
         suggestions. ``Literal`` and ``Enum`` arguments complete from their choices.
+
+        ``scopes=["reports:read"]`` and ``auth=lambda caller: ...`` limit who may use it, as
+        for tools: another caller does not see it in ``prompts/list``, and ``prompts/get``
+        and completion answer as for an unknown prompt.
         """
         prompt = Prompt(
             fn,
@@ -116,12 +126,15 @@ class PromptRegistry(ServerCore):
             icons=icons,
             meta=meta,
             complete=complete,
+            scopes=scopes,
+            auth=auth,
             inject=(Context,),
         )
         if prompt.name in self._prompts:
             raise RegistrationError(f"A prompt named {prompt.name!r} is already registered")
         self._prompts[prompt.name] = prompt
         self.offers_prompts = True
+        self._guard_prompts()
         self.prompts_changed()
         return prompt
 
@@ -129,6 +142,7 @@ class PromptRegistry(ServerCore):
         """Unregister a prompt; clients are told the list changed."""
         if self._prompts.pop(name, None) is None:
             raise KeyError(f"No prompt named {name!r}")
+        self._guard_prompts()
         self.prompts_changed()
 
     def get_prompt(self, name: str) -> Prompt | None:
@@ -151,8 +165,8 @@ class PromptRegistry(ServerCore):
             capabilities["completions"] = {}
         return capabilities
 
-    def accepted_notifications(self, wanted: JSON) -> JSON:
-        accepted = super().accepted_notifications(wanted)
+    def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
+        accepted = super().accepted_notifications(wanted, request)
         if self.offers_prompts and wanted.get("promptsListChanged") is True:
             accepted["promptsListChanged"] = True
         return accepted
@@ -172,30 +186,53 @@ class PromptRegistry(ServerCore):
 
     # ------------------------------------------------------------ protocol side
 
-    def prompts_page(self, request: Request, cursor: str | None) -> JSON:
-        """One page of ``prompts/list`` for the request's revision."""
-        features = request.features
+    def _guard_prompts(self) -> None:
+        """Note whether any prompt limits its callers, so that servers without such rules
+        skip every check."""
+        self._prompts_guarded = any(p.scopes or p.auth is not None for p in self._prompts.values())
+
+    def _prompt_hidden(self, prompt: Prompt, request: Request | None) -> bool:
+        """``request``'s caller may not use ``prompt`` (no request: the server's own code,
+        which may use every prompt)."""
+        return request is not None and not may_use(request.identity, prompt, self.scope_hierarchy)
+
+    def _visible_prompts(self, request: Request | None) -> list[Prompt]:
+        """The prompts ``request``'s caller may use, in registration order."""
         prompts = list(self._prompts.values())
+        if not self._prompts_guarded:
+            return prompts
+        return [p for p in prompts if not self._prompt_hidden(p, request)]
+
+    def prompts_page(self, request: Request, cursor: str | None) -> JSON:
+        """One page of ``prompts/list`` for the request's revision (and caller)."""
+        features = request.features
+        prompts = self._visible_prompts(request)
         start, end, after = self.page_bounds([p.name for p in prompts], cursor)
         result: JSON = {
             "prompts": [shaping.prompt(p.definition, features) for p in prompts[start:end]]
         }
         if after is not None:
             result["nextCursor"] = after
-        return shaping.cacheable(result, features, self.list_ttl_ms, "public")
+        # A list that depends on who asks is not for shared caches (MP-13, MP-14).
+        scope = "private" if self._prompts_guarded else "public"
+        return shaping.cacheable(result, features, self.list_ttl_ms, scope)
 
-    def find_prompt(self, name: str) -> Prompt:
+    def find_prompt(self, name: str, request: Request | None = None) -> Prompt:
+        """The prompt named ``name`` that ``request``'s caller may use, else -32602 whose
+        "did you mean" hint names only prompts that caller may use."""
         prompt = self._prompts.get(name)
-        if prompt is None:
-            raise unknown_prompt(name, list(self._prompts))
-        return prompt
+        if prompt is not None and not (
+            self._prompts_guarded and self._prompt_hidden(prompt, request)
+        ):
+            return prompt
+        raise unknown_prompt(name, [p.name for p in self._visible_prompts(request)])
 
     def render_prompt(
         self, connection: ServerConnection, request: Request, name: str, arguments: JSON
     ) -> Any:
         """The coroutine of a ``prompts/get`` result; unknown names and bad arguments are
         refused right away."""
-        prompt = self.find_prompt(name)
+        prompt = self.find_prompt(name, request)
         kwargs = prompt.bind(arguments)
         params = request.params
         answers = None
@@ -246,14 +283,14 @@ class PromptRegistry(ServerCore):
                 raise RPCError(
                     jsonrpc.INVALID_PARAMS, 'Invalid params: "ref.name" must be a string'
                 )
-            completer = self.find_prompt(prompt_name).completers.get(name)
+            completer = self.find_prompt(prompt_name, request).completers.get(name)
             label = f"argument {name!r} of prompt {prompt_name!r}"
         elif kind == "ref/resource":
             uri = ref.get("uri")
             if not isinstance(uri, str):
                 raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "ref.uri" must be a string')
             find = getattr(self, "find_template", None)
-            template = find(uri) if find is not None else None
+            template = find(uri, request) if find is not None else None
             if template is None:
                 raise RPCError(jsonrpc.INVALID_PARAMS, f"Unknown resource template: {uri!r}")
             completer = (getattr(template, "completers", None) or {}).get(name)

@@ -7,7 +7,7 @@ They check the request's shape and hand the work to the server's resource regist
 (:class:`toolwire.server.lowlevel_primitives.PrimitiveHandlers`). A server without resources
 does not offer them: -32601, exactly as if the methods did not exist.
 
-Errors: an unknown URI is -32002 "Resource not found" with ``data.uri`` up to 2025-11-25
+Errors: an unknown URI (or one served by a resource the caller may not use) is -32002 "Resource not found" with ``data.uri`` up to 2025-11-25
 and -32602 on 2026-07-28; a missing or non-string ``uri`` is -32602; a resource function
 that fails is -32603 with the text a tool's ``isError`` result would carry (its own
 message for ``ToolError`` and expected exceptions, else a masked one with a reference).
@@ -70,7 +70,7 @@ def _subscribe(connection: ServerConnection, request: Request) -> Any:
     hook = getattr(server, "subscribe_uri", None)
     if hook is not None:  # a low-level server: its handler has a say
         return hook(connection, request, uri, True)
-    if not server.knows(uri):
+    if not server.knows(uri, request):  # nor one its caller may not use
         from .resources import not_found
 
         raise not_found(uri, request.features)

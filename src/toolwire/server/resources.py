@@ -19,10 +19,11 @@ resource methods are unknown (-32601).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from .. import jsonrpc
+from ..auth.tokens import may_use
 from ..errors import RegistrationError, RPCError, ToolError
 from ..protocol import shaping
 from ..protocol.revisions import META_SUBSCRIPTION_ID, Features
@@ -46,6 +47,7 @@ class ResourceRegistry(ServerCore):
         # Set by the first registration and kept: a session told about resources can still
         # list them (an empty list) after the last one is removed.
         self.offers_resources = False
+        self._resources_guarded = False  # some resource or template sets scopes or auth
 
     # ------------------------------------------------------------ registration
 
@@ -67,6 +69,8 @@ class ResourceRegistry(ServerCore):
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        scopes: str | Iterable[str] = (),
+        auth: Callable[[Any], bool] | None = None,
     ) -> Callable[[F], F]: ...
 
     def resource(self, uri: str, /, **options: Any) -> Any:
@@ -78,6 +82,11 @@ class ResourceRegistry(ServerCore):
         these (several contents). ``name`` defaults to the function's name, ``description``
         to its docstring. ``complete={"variable": fn}`` suggests values of a template's
         variable (``completion/complete``).
+
+        ``scopes=["files:read"]`` and ``auth=lambda caller: ...`` limit who may use it, as
+        for tools: another caller does not see it in ``resources/list`` (or
+        ``resources/templates/list``), and reading, subscribing to or completing it answers
+        as if nothing served the URI.
         """
         if callable(uri):
             raise TypeError('@mcp.resource needs a URI: @mcp.resource("scheme://path")')
@@ -121,6 +130,7 @@ class ResourceRegistry(ServerCore):
                 raise RegistrationError(f"A resource {item.uri!r} is already registered")
             self._resources[item.uri] = item
         self.offers_resources = True
+        self._guard_resources()
         self.resources_changed()
         return item
 
@@ -129,6 +139,7 @@ class ResourceRegistry(ServerCore):
         clients are told the list changed."""
         if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
             raise KeyError(f"No resource or resource template {uri!r}")
+        self._guard_resources()
         self.resources_changed()
 
     @property
@@ -144,10 +155,20 @@ class ResourceRegistry(ServerCore):
     def get_resource(self, uri: str) -> Resource | None:
         return self._resources.get(uri)
 
-    def find_template(self, uri_template: str) -> ResourceTemplate | None:
+    def find_template(
+        self, uri_template: str, request: Request | None = None
+    ) -> ResourceTemplate | None:
         """The template registered with exactly this URI template (``completion/complete``
-        names templates this way), or None."""
-        return self._templates.get(uri_template)
+        names templates this way), or None; None too when ``request``'s caller may not use
+        it."""
+        template = self._templates.get(uri_template)
+        if (
+            template is not None
+            and self._resources_guarded
+            and self._resource_hidden(template, request)
+        ):
+            return None
+        return template
 
     def resource_link(self, uri: str, **overrides: Any) -> Any:
         """A ``types.ResourceLink`` content block for a registered resource (or a URI one of
@@ -173,16 +194,21 @@ class ResourceRegistry(ServerCore):
             capabilities["resources"] = {"subscribe": True, "listChanged": True}
         return capabilities
 
-    def accepted_notifications(self, wanted: JSON) -> JSON:
-        accepted = super().accepted_notifications(wanted)
+    def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
+        accepted = super().accepted_notifications(wanted, request)
         if not self.offers_resources:
             return accepted
         if wanted.get("resourcesListChanged") is True:
             accepted["resourcesListChanged"] = True
         uris = wanted.get("resourceSubscriptions")
         if isinstance(uris, list):
-            # Only URIs that name something here: the acknowledgement shows what is honoured.
-            known = [u for u in dict.fromkeys(uris) if isinstance(u, str) and self._locate(u)]
+            # Only URIs that name something this caller may read: the acknowledgement shows
+            # what is honoured.
+            known = [
+                u
+                for u in dict.fromkeys(uris)
+                if isinstance(u, str) and self._locate(u, request) is not None
+            ]
             if known:
                 accepted["resourceSubscriptions"] = known
         return accepted
@@ -220,38 +246,67 @@ class ResourceRegistry(ServerCore):
 
     # ------------------------------------------------------------ protocol side
 
-    def _locate(self, uri: str) -> tuple[Resource | ResourceTemplate, JSON] | None:
+    def _guard_resources(self) -> None:
+        """Note whether any resource limits its callers, so that servers without such
+        rules skip every check."""
+        items = [*self._resources.values(), *self._templates.values()]
+        self._resources_guarded = any(i.scopes or i.auth is not None for i in items)
+
+    def _resource_hidden(self, item: Resource | ResourceTemplate, request: Request | None) -> bool:
+        """``request``'s caller may not use ``item`` (no request: the server's own code,
+        which may use every resource)."""
+        return request is not None and not may_use(request.identity, item, self.scope_hierarchy)
+
+    def _locate(
+        self, uri: str, request: Request | None = None
+    ) -> tuple[Resource | ResourceTemplate, JSON] | None:
         """What serves ``uri``: an exact resource first, then templates in registration
-        order (with the variables the URI gives)."""
-        found = self._resources.get(uri)
-        if found is not None:
-            return found, {}
-        for template in self._templates.values():
-            variables = template.match(uri)
-            if variables is not None:
-                return template, variables
-        return None
+        order (with the variables the URI gives). None when nothing does, or when what
+        serves it is hidden from ``request``'s caller: a URI a protected resource serves
+        stays protected even if a template the caller may use also matches it."""
+        found: tuple[Resource | ResourceTemplate, JSON] | None = None
+        resource = self._resources.get(uri)
+        if resource is not None:
+            found = resource, {}
+        else:
+            for template in self._templates.values():
+                variables = template.match(uri)
+                if variables is not None:
+                    found = template, variables
+                    break
+        if (
+            found is not None
+            and self._resources_guarded
+            and self._resource_hidden(found[0], request)
+        ):
+            return None
+        return found
 
     def resources_page(self, request: Request, cursor: str | None, templates: bool) -> JSON:
         """One page of ``resources/list`` (or ``resources/templates/list``)."""
         features = request.features
-        items: list[Resource] | list[ResourceTemplate]
+        items: Sequence[Resource | ResourceTemplate]
         if templates:
             items, key, field = list(self._templates.values()), "uriTemplate", "resourceTemplates"
         else:
             items, key, field = list(self._resources.values()), "uri", "resources"
+        scope = "public"
+        if self._resources_guarded:  # the list depends on who asks (MP-13, MP-14)
+            items = [item for item in items if not self._resource_hidden(item, request)]
+            scope = "private"
         start, end, after = self.page_bounds([item.definition[key] for item in items], cursor)
         result: JSON = {field: [shaping.resource(i.definition, features) for i in items[start:end]]}
         if after is not None:
             result["nextCursor"] = after
-        return shaping.cacheable(result, features, self.list_ttl_ms, "public")
+        return shaping.cacheable(result, features, self.list_ttl_ms, scope)
 
     async def read_resource(self, uri: str, context: Context | None = None) -> list[JSON]:
         """The contents of ``uri`` (newest shape: dicts with ``uri``, ``mimeType`` and
         ``text`` or ``blob``). Raises :class:`~toolwire.resources.ResourceNotFound`, or a
         ``ToolError`` saying why the read failed. ``context`` is given to resource functions
-        that take one (``ctx.read_resource`` passes the calling tool's)."""
-        found = self._locate(uri)
+        that take one (``ctx.read_resource`` passes the calling tool's, whose caller must
+        be one the resource admits)."""
+        found = self._locate(uri, context.request if context is not None else None)
         if found is None:
             raise ResourceNotFound(uri)
         item, variables = found
@@ -262,7 +317,7 @@ class ResourceRegistry(ServerCore):
     async def read_for(self, connection: Any, request: Request, uri: str) -> JSON:
         """The ``resources/read`` result; failures become JSON-RPC errors (see
         :mod:`toolwire.server.resource_methods`)."""
-        found = self._locate(uri)
+        found = self._locate(uri, request)
         if found is None:
             raise not_found(uri, request.features)
         item, variables = found
@@ -284,8 +339,9 @@ class ResourceRegistry(ServerCore):
         # Contents come fresh from a function that may depend on the caller: never shared.
         return shaping.cacheable(result, request.features, 0, "private")
 
-    def knows(self, uri: str) -> bool:
-        return self._locate(uri) is not None
+    def knows(self, uri: str, request: Request | None = None) -> bool:
+        """Something serves ``uri`` (that ``request``'s caller may use, when given)."""
+        return self._locate(uri, request) is not None
 
 
 def not_found(uri: str, features: Features, message: str = "Resource not found") -> RPCError:

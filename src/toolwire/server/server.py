@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar, overload
 
 from .. import jsonrpc
-from ..auth.tokens import covers
+from ..auth.tokens import may_use
 from ..errors import RegistrationError, RPCError
 from ..protocol import shaping
 from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
@@ -207,13 +207,10 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     def _allows(self, tool: Tool, request: Request) -> bool:
         """The caller may use the tool: its token covers the tool's scopes, the tool's own
         predicate accepts the caller, and the server's visibility predicate the request."""
-        if tool.scopes or tool.auth is not None:
-            caller = request.identity
-            granted = getattr(caller, "scopes", ())
-            if tool.scopes and not covers(granted, tool.scopes, self.scope_hierarchy):
-                return False
-            if tool.auth is not None and not tool.auth(caller):
-                return False
+        if (tool.scopes or tool.auth is not None) and not may_use(
+            request.identity, tool, self.scope_hierarchy
+        ):
+            return False
         return self.visibility is None or self.visibility(tool, request)
 
     def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:
