@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 
 from http_server import serve_http
+from toolwire import Server
+from toolwire.auth import ResourceServer, StaticTokens
 
 from inspector_process import Inspector, start_inspector
 from mcp_spec import WireChecker
@@ -458,17 +460,44 @@ def test_a_server_at_a_url(revision: str) -> None:
         checked_traffic(call, revision)
 
 
+def test_a_protected_server_at_a_url_takes_headers() -> None:
+    locked = Server(
+        "Locked", auth=ResourceServer("http://127.0.0.1/mcp", [], StaticTokens({"t0k3n": ["mcp"]}))
+    )
+
+    @locked.tool()
+    def secret() -> str:
+        """Only for callers with a token."""
+        return "opened"
+
+    with serve_http(locked) as url:
+        with start_inspector(url) as refused:
+            state = refused.ready()
+            assert state["server"]["status"] == "failed" and "401" in state["server"]["error"]
+        with start_inspector(url, "--header", "Authorization: Bearer t0k3n") as inspector:
+            assert inspector.ready()["server"]["status"] == "ready"
+            call = inspector.finished(inspector.call("secret", {}))
+            assert call["result"]["content"][0]["text"] == "opened"
+            checked_traffic(call, MODERN)
+
+
 @pytest.mark.parametrize(
-    "arguments", [["--no-browser"], ["x.py", "--command", "python x.py", "--no-browser"]]
+    "arguments",
+    [
+        ["--no-browser"],
+        ["x.py", "--command", "python x.py", "--no-browser"],
+        ["--command", "python x.py", "--header", "A: b"],
+        ["http://127.0.0.1:9/mcp", "--header", "no colon"],
+    ],
 )
-def test_dev_needs_exactly_one_server(arguments: list[str]) -> None:
+def test_dev_usage_errors_are_one_line(arguments: list[str]) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "toolwire", "dev", *arguments],
         capture_output=True,
         text=True,
         timeout=20,
     )
-    assert done.returncode == 2 and "one of them" in done.stderr
+    assert done.returncode == 2 and "toolwire:" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:

@@ -53,6 +53,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="COMMAND",
         help='any MCP server over stdio, e.g. "uvx mcp-server-time"',
     )
+    dev.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for a URL server, e.g. 'Authorization: Bearer TOKEN' (repeatable)",
+    )
     dev.add_argument("--port", type=int, help="default 6274; 0 picks a free port")
     dev.add_argument("--no-browser", action="store_true", help="only print the address")
     dev.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
@@ -129,18 +136,28 @@ def _dev(options: argparse.Namespace) -> int:
 
     if (options.target is None) == (options.server_command is None):
         return usage_error("dev takes FILE[:OBJECT], a URL, or --command COMMAND (one of them)")
+    headers = {}
+    for header in options.header:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip():
+            return usage_error(f"--header {header!r}: write it as 'Name: value'")
+        headers[name.strip()] = value.strip()
+    is_url = (options.target or "").startswith(("http://", "https://"))
+    if headers and not is_url:
+        return usage_error("--header is for a server given by its URL")
     command = None
     if options.server_command is not None:
         command = shlex.split(options.server_command)
         if not command:
             return usage_error("--command is empty")
-    elif not options.target.startswith(("http://", "https://")):
+    elif not is_url:
         path, _ = split_target(options.target)
         if not path.is_file():
             return usage_error(f"{path}: no such file")
     return run(
         options.target or options.server_command,
         command=command,
+        headers=headers,
         port=options.port,
         open_browser=not options.no_browser,
         protocol_version=options.protocol_version,

@@ -28,15 +28,19 @@ def run(
     target: str,
     *,
     command: list[str] | None = None,
+    headers: dict[str, str] | None = None,
     port: int | None = None,
     open_browser: bool = True,
     protocol_version: str | None = None,
 ) -> int:
     """Serve the inspector until Ctrl+C; returns 0. ``target`` is a toolwire file
     (``FILE[:OBJECT]``, restarted when it changes), an ``http(s)://`` URL, or, with
-    ``command``, the display name of any server started by that command over stdio.
+    ``command``, the display name of any server started by that command over stdio;
+    ``headers`` go on every request to a URL (e.g. ``Authorization``).
     ``port`` defaults to :data:`DEFAULT_PORT` (another is taken when it is busy)."""
-    session = InspectedServer(target, protocol_version=protocol_version, command=command)
+    session = InspectedServer(
+        target, protocol_version=protocol_version, command=command, headers=headers
+    )
     asyncio.run(_serve(session, DEFAULT_PORT if port is None else port, open_browser))
     return 0
 

@@ -53,8 +53,10 @@ class InspectedServer:
         protocol_version: str | None = None,
         python: str = sys.executable,
         command: list[str] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.target = target
+        self.headers = headers or {}
         # A toolwire file (started with `toolwire run`, restarted on changes), any server's
         # stdio command, or an HTTP URL.
         self.command = command
@@ -134,6 +136,7 @@ class InspectedServer:
                 stderr=pipe[1] if pipe else None,
                 tap=lambda direction, data: self._tap(generation, direction, data),
                 log_level="debug",
+                headers=self.headers,
                 elicitation_handler=lambda params: self._ask("elicitation", params),
                 sampling_handler=lambda params: self._ask("sampling", params),
             )
