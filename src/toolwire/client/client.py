@@ -6,7 +6,7 @@ server object (in memory).
     async with Client("python calculator.py") as client:
         tools = await client.list_tools()
         result = await client.call_tool("add", {"a": 2, "b": 3})
-        print(result.text, result.structured)
+        text, structured = result.text, result.structured
 
 The client picks the revision itself: 2026-07-28 when the server answers
 ``server/discover``, else the newest legacy revision the server accepts at ``initialize``.
@@ -26,8 +26,7 @@ import itertools
 import logging
 import shlex
 import sys
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from .. import __version__, jsonrpc
@@ -47,11 +46,13 @@ from ..protocol.revisions import (
 from ..transports.base import ClientTransport
 from .outputs import OutputChecks
 from .primitives import PRIMITIVE_NOTIFICATIONS, ClientPrimitives
+from .tools import CallResult, ClientTools, ProgressHandler
+
+__all__ = ["CallResult", "Client"]
 
 logger = logging.getLogger("toolwire.client")
 
 JSON = dict[str, Any]
-ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | None]
 Handler = Callable[[JSON], Any]  # answers a server's question: params -> result (may be async)
 
 MAX_INPUT_ROUNDS = 10
@@ -59,22 +60,7 @@ KEPT_NOTIFICATIONS = 1_000
 T = TypeVar("T")
 
 
-@dataclass
-class CallResult:
-    """What a ``tools/call`` returned."""
-
-    content: list[JSON]
-    structured: Any = None
-    is_error: bool = False
-    raw: JSON = field(default_factory=dict)
-
-    @property
-    def text(self) -> str:
-        """The text blocks joined with newlines."""
-        return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
-
-
-class Client(ClientPrimitives):
+class Client(ClientTools, ClientPrimitives):
     """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
     server object.
 
@@ -483,103 +469,6 @@ class Client(ClientPrimitives):
             if "requestState" in result:
                 params["requestState"] = result["requestState"]
         raise ClientError(f"{method} still needed input after {MAX_INPUT_ROUNDS} rounds")
-
-    # ------------------------------------------------------------ tools
-
-    def invalidate_tools(self) -> None:
-        """Forget the cached tool list: the next :meth:`list_tools` asks the server."""
-        self._tools = None
-        self._tools_expiry = None
-        self._tools_generation += 1
-
-    def _tools_fresh(self) -> bool:
-        if self._tools is None:
-            return False
-        if self._tools_expiry is None:
-            return True
-        return asyncio.get_running_loop().time() < self._tools_expiry
-
-    async def list_tools(self, *, refresh: bool = False) -> list[JSON]:
-        """Every tool the server offers, following ``nextCursor`` through all pages.
-
-        With ``Client(cache_tools=True)`` the list is cached: for the ``ttlMs`` a 2026-07-28
-        server gives, and on a legacy server announcing ``tools.listChanged`` until it says
-        the list changed; ``notifications/tools/list_changed`` (on a legacy session or a
-        2026-07-28 listen stream) always clears it. A server that promises neither is asked
-        every time. ``refresh=True`` always asks.
-        """
-        if not refresh and self._tools_fresh():
-            assert self._tools is not None
-            return list(self._tools)
-        generation = self._tools_generation
-        tools: list[JSON] = []
-        ttl: float | None = None
-        cursor: str | None = None
-        for _ in range(10_000):
-            result = await self.request(
-                "tools/list", {"cursor": cursor} if cursor is not None else None
-            )
-            tools.extend(result.get("tools", []))
-            if isinstance(result.get("ttlMs"), (int, float)):
-                page_ttl = float(result["ttlMs"])
-                ttl = page_ttl if ttl is None else min(ttl, page_ttl)
-            cursor = result.get("nextCursor")
-            if cursor is None:
-                break
-        else:
-            raise ClientError("tools/list did not end after 10,000 pages")
-        self._outputs.learn(tools)
-        if generation == self._tools_generation:  # no change announced meanwhile
-            self._cache_tools(tools, ttl)
-        return tools
-
-    def _cache_tools(self, tools: list[JSON], ttl: float | None) -> None:
-        if not self.cache_tools:
-            return
-        announces = bool((self.server_capabilities.get("tools") or {}).get("listChanged"))
-        if self.modern and ttl is not None and ttl > 0:
-            self._tools = list(tools)
-            self._tools_expiry = asyncio.get_running_loop().time() + ttl / 1000
-        elif not self.modern and announces:
-            self._tools = list(tools)
-            self._tools_expiry = None
-        else:
-            self._tools = None
-
-    async def _check_structured(self, name: str, result: JSON) -> None:
-        """TL-23: structured results must match the tool's declared outputSchema."""
-        if result.get("isError"):
-            return
-        if result.get("structuredContent") is not None and not self._outputs.knows(name):
-            await self.list_tools()  # a tool this client has not listed yet
-        self._outputs.check(name, result)
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: JSON | None = None,
-        *,
-        timeout: float | None = None,
-        progress: ProgressHandler | None = None,
-    ) -> CallResult:
-        params: JSON = {"name": name, "arguments": arguments or {}}
-        token = None
-        if progress is not None:
-            token = f"progress-{next(self._ids)}"
-            self._progress[token] = progress
-            params["_meta"] = {"progressToken": token}
-        try:
-            result = await self.request("tools/call", params, timeout=timeout)
-        finally:
-            if token is not None:
-                self._progress.pop(token, None)
-        await self._check_structured(name, result)
-        return CallResult(
-            content=result.get("content", []),
-            structured=result.get("structuredContent"),
-            is_error=bool(result.get("isError")),
-            raw=result,
-        )
 
     async def ping(self) -> None:
         """Check that the server answers: ``ping`` on legacy revisions, ``server/discover``

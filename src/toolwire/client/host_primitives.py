@@ -3,8 +3,7 @@
 ::
 
     async with Host({"docs": "python docs.py", "wiki": "python wiki.py"}) as host:
-        for resource in await host.list_resources():
-            print(resource.server, resource.uri)
+        listed = [(r.server, r.uri) for r in await host.list_resources()]
         page = await host.read_resource("docs://guide.md")           # the one server offering it
         same = await host.read_resource("file:///README.md", server="wiki")  # offered by both
         prompts = await host.list_prompts()                        # names like tools' names

@@ -3,14 +3,13 @@
 ::
 
     async with Client("python docs_server.py") as client:
-        for resource in await client.list_resources():
-            print(resource["uri"], resource.get("mimeType"))
+        uris = [resource["uri"] for resource in await client.list_resources()]
         page = await client.read_resource("docs://guide.md")
-        print(page.text)                      # text contents joined; page.data: decoded blobs
+        text = page.text                      # text contents joined; page.data: decoded blobs
         prompt = await client.get_prompt("summarize", {"uri": "docs://guide.md"})
-        print(prompt.messages)
+        messages = prompt.messages
         found = await client.complete(prompt="summarize", argument="uri", value="docs://g")
-        print(found.values)
+        suggestions = found.values
 
 Every call goes through :meth:`Client.request`, so the 2026-07-28 ``_meta`` and
 input-required rounds apply as for tools. Listings follow ``nextCursor`` through all pages.
@@ -53,6 +52,28 @@ PRIMITIVE_NOTIFICATIONS = frozenset(
     }
 )
 MAX_PAGES = 10_000
+
+
+async def walk_pages(
+    request: Callable[..., Awaitable[JSON]], method: str, key: str
+) -> tuple[list[JSON], float | None]:
+    """Every item of a paginated list (following ``nextCursor``), and the shortest ``ttlMs``
+    of its pages (2026-07-28 caching), or None when no page gave one."""
+    items: list[JSON] = []
+    ttl: float | None = None
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        result = await request(method, {"cursor": cursor} if cursor is not None else None)
+        page = result.get(key)
+        if not isinstance(page, list):
+            raise ClientError(f"{method} answered without a {key!r} list")
+        items.extend(page)
+        if isinstance(result.get("ttlMs"), (int, float)):
+            ttl = float(result["ttlMs"]) if ttl is None else min(ttl, float(result["ttlMs"]))
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            return items, ttl
+    raise ClientError(f"{method} did not end after {MAX_PAGES:,} pages")
 
 
 @dataclass
@@ -164,18 +185,8 @@ class ClientPrimitives:
     # ------------------------------------------------------------ listings
 
     async def _all_pages(self, method: str, key: str) -> list[JSON]:
-        items: list[JSON] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            result = await self.request(method, {"cursor": cursor} if cursor is not None else None)
-            page = result.get(key)
-            if not isinstance(page, list):
-                raise ClientError(f"{method} answered without a {key!r} list")
-            items.extend(page)
-            cursor = result.get("nextCursor")
-            if cursor is None:
-                return items
-        raise ClientError(f"{method} did not end after {MAX_PAGES:,} pages")
+        items, _ = await walk_pages(self.request, method, key)
+        return items
 
     async def list_resources(self) -> list[JSON]:
         """Every resource the server offers (``uri``, ``name``, ``mimeType``, ...), following

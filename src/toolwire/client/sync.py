@@ -1,7 +1,7 @@
 """A blocking facade over :class:`~toolwire.client.Client` for scripts and notebooks::
 
     with SyncClient("python calculator.py") as client:
-        print(client.call_tool("add", {"a": 2, "b": 3}).text)
+        total = client.call_tool("add", {"a": 2, "b": 3}).text
 
 The client runs on an event loop in a background thread; every method waits for its result.
 """
@@ -26,7 +26,7 @@ class SyncClient:
     ::
 
         with SyncClient("python calculator.py") as client:
-            print(client.call_tool("add", {"a": 1, "b": 2}).text)
+            total = client.call_tool("add", {"a": 1, "b": 2}).text
     """
 
     def __init__(self, target: Any, **options: Any) -> None:

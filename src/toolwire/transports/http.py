@@ -42,6 +42,7 @@ from .http_asgi import (
     until,
 )
 from .http_auth import MetadataDocument, authenticate, owner_of
+from .http_changes import ChangeRelay
 from .http_guard import Guard, Rejection
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
@@ -121,6 +122,7 @@ class HttpApp:
         self._swept = 0.0
         self.sessions: dict[str, Session] = {}
         self.open_streams = 0
+        self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
 
     # ------------------------------------------------------------ ASGI entry
 
@@ -165,43 +167,20 @@ class HttpApp:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 await self.server.start()
-                await self.store.start(self._remote_change)
+                await self.store.start(self.changes.received)
                 if self.store.shared:
-                    self.server.change_hooks.append(self._publish_change)
+                    self.server.change_hooks.append(self.changes.publish)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.close()
-                if self._publish_change in self.server.change_hooks:
-                    self.server.change_hooks.remove(self._publish_change)
+                if self.changes.publish in self.server.change_hooks:
+                    self.server.change_hooks.remove(self.changes.publish)
                 await self.store.close()
                 if self.auth is not None and hasattr(self.auth, "aclose"):
                     await self.auth.aclose()
                 await self.server.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
-
-    def _publish_change(self, event: JSON) -> None:
-        task = asyncio.ensure_future(self.store.publish_change(event))
-        task.add_done_callback(_log_failure)
-
-    def _remote_change(self, event: JSON) -> None:
-        """Another worker changed a list or updated a resource: tell this worker's clients."""
-        uri = event.get("updated")
-        if "list" in event:
-            with contextlib.suppress(KeyError, TypeError):  # a kind this server does not know
-                self.server.announce_list_changed(event["list"])
-        elif isinstance(uri, str) and hasattr(self.server, "announce_resource_updated"):
-            task = asyncio.ensure_future(self._remote_update(uri))
-            task.add_done_callback(_log_failure)
-
-    async def _remote_update(self, uri: str) -> None:
-        # A subscription may have been made through another worker: the store knows.
-        for session in list(self.sessions.values()):
-            if session.standalone_open:
-                state = await self.store.load_session(session.id)
-                if state is not None:
-                    session.restore(state)
-        self.server.announce_resource_updated(uri)  # type: ignore[attr-defined]
 
     async def close(self) -> None:
         """End every session, giving calls in flight a moment to answer."""
@@ -596,10 +575,3 @@ class HttpApp:
 
 def _ignore(data: bytes) -> None:
     return None
-
-
-def _log_failure(task: asyncio.Future[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        logger.error(
-            "Could not announce a tool-list change to other workers", exc_info=task.exception()
-        )

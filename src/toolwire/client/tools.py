@@ -1,0 +1,131 @@
+"""The tool half of :class:`~toolwire.client.Client`: listing tools (cached when asked)
+and calling them, with ``structuredContent`` checked against each tool's ``outputSchema``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .outputs import OutputChecks
+from .primitives import walk_pages
+
+JSON = dict[str, Any]
+ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | None]
+
+
+@dataclass
+class CallResult:
+    """What a ``tools/call`` returned."""
+
+    content: list[JSON]
+    structured: Any = None
+    is_error: bool = False
+    raw: JSON = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The text blocks joined with newlines."""
+        return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
+
+
+class ClientTools:
+    """``list_tools`` and ``call_tool`` (state set up by ``Client.__init__``)."""
+
+    if TYPE_CHECKING:  # provided by Client
+        cache_tools: bool
+        server_capabilities: JSON
+        _tools: list[JSON] | None
+        _tools_expiry: float | None
+        _tools_generation: int
+        _outputs: OutputChecks
+        _ids: Iterator[int]
+        _progress: dict[str | int, ProgressHandler]
+
+        @property
+        def modern(self) -> bool: ...
+
+        async def request(
+            self, method: str, params: JSON | None = None, *, timeout: float | None = None
+        ) -> JSON: ...
+
+    def invalidate_tools(self) -> None:
+        """Forget the cached tool list: the next :meth:`list_tools` asks the server."""
+        self._tools = None
+        self._tools_expiry = None
+        self._tools_generation += 1
+
+    def _tools_fresh(self) -> bool:
+        if self._tools is None:
+            return False
+        if self._tools_expiry is None:
+            return True
+        return asyncio.get_running_loop().time() < self._tools_expiry
+
+    async def list_tools(self, *, refresh: bool = False) -> list[JSON]:
+        """Every tool the server offers, following ``nextCursor`` through all pages.
+
+        With ``Client(cache_tools=True)`` the list is cached: for the ``ttlMs`` a 2026-07-28
+        server gives, and on a legacy server announcing ``tools.listChanged`` until it says
+        the list changed; ``notifications/tools/list_changed`` (on a legacy session or a
+        2026-07-28 listen stream) always clears it. A server that promises neither is asked
+        every time. ``refresh=True`` always asks.
+        """
+        if not refresh and self._tools_fresh():
+            assert self._tools is not None
+            return list(self._tools)
+        generation = self._tools_generation
+        tools, ttl = await walk_pages(self.request, "tools/list", "tools")
+        self._outputs.learn(tools)
+        if generation == self._tools_generation:  # no change announced meanwhile
+            self._cache_tools(tools, ttl)
+        return tools
+
+    def _cache_tools(self, tools: list[JSON], ttl: float | None) -> None:
+        if not self.cache_tools:
+            return
+        announces = bool((self.server_capabilities.get("tools") or {}).get("listChanged"))
+        if self.modern and ttl is not None and ttl > 0:
+            self._tools = list(tools)
+            self._tools_expiry = asyncio.get_running_loop().time() + ttl / 1000
+        elif not self.modern and announces:
+            self._tools = list(tools)
+            self._tools_expiry = None
+        else:
+            self._tools = None
+
+    async def _check_structured(self, name: str, result: JSON) -> None:
+        """TL-23: structured results must match the tool's declared outputSchema."""
+        if result.get("isError"):
+            return
+        if result.get("structuredContent") is not None and not self._outputs.knows(name):
+            await self.list_tools()  # a tool this client has not listed yet
+        self._outputs.check(name, result)
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: JSON | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressHandler | None = None,
+    ) -> CallResult:
+        params: JSON = {"name": name, "arguments": arguments or {}}
+        token = None
+        if progress is not None:
+            token = f"progress-{next(self._ids)}"
+            self._progress[token] = progress
+            params["_meta"] = {"progressToken": token}
+        try:
+            result = await self.request("tools/call", params, timeout=timeout)
+        finally:
+            if token is not None:
+                self._progress.pop(token, None)
+        await self._check_structured(name, result)
+        return CallResult(
+            content=result.get("content", []),
+            structured=result.get("structuredContent"),
+            is_error=bool(result.get("isError")),
+            raw=result,
+        )
