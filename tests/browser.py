@@ -24,6 +24,11 @@ from typing import Any
 
 import pytest
 
+STATIC = Path(__file__).resolve().parents[1] / "src" / "toolwire" / "inspector" / "static"
+WAIT_MS = 10_000  # Playwright's timeout for each wait, per page
+VIEWPORT = {"width": 1280, "height": 800}
+ERROR_BACKGROUND = (0xFD, 0xEC, 0xEA)  # --error-soft in inspector.css
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -203,3 +208,12 @@ def pixels_near(png: Png, colour: tuple[int, int, int], tolerance: int = 6) -> i
         for (r, g, b), count in png.colour_counts().items()
         if max(abs(r - colour[0]), abs(g - colour[1]), abs(b - colour[2])) <= tolerance
     )
+
+
+def dev_on_copy(source: Path, folder: Path, *options: str) -> Any:
+    """``toolwire dev`` on a copy of ``source`` in ``folder``: the inspector restarts its
+    server when a file beside it changes, so other tests' files must not be there."""
+    from inspector_process import start_inspector
+
+    shutil.copy(source, folder / source.name)
+    return start_inspector(source.name, *options, cwd=folder)

@@ -11,15 +11,23 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browser import decode_png, distinct_colours, fresh_page, launch_chromium, pixels_near
-from inspector_process import Inspector, start_inspector
+from browser import (
+    ERROR_BACKGROUND,
+    STATIC,
+    VIEWPORT,
+    WAIT_MS,
+    decode_png,
+    dev_on_copy,
+    distinct_colours,
+    pixels_near,
+)
+from inspector_process import Inspector
 from mcp_spec import LATEST, WireChecker, spec_available
 
 try:
@@ -32,11 +40,7 @@ except ImportError:  # CI installs the test extra, which has playwright
 REPO = Path(__file__).resolve().parents[1]
 CALCULATOR = REPO / "examples" / "calculator.py"
 INSPECTED = REPO / "tests" / "servers" / "inspected.py"
-STATIC = REPO / "src" / "toolwire" / "inspector" / "static"
 LEGACY = "2025-11-25"
-WAIT_MS = 10_000
-VIEWPORT = {"width": 1280, "height": 800}
-ERROR_BACKGROUND = (0xFD, 0xEC, 0xEA)  # --error-soft in inspector.css
 
 expect.set_options(timeout=WAIT_MS)
 
@@ -45,40 +49,22 @@ expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch_chromium() as browser:
-        yield browser
-
-
-def _dev_on_copy(source: Path, folder: Path, *options: str) -> Any:
-    shutil.copy(source, folder / source.name)
-    return start_inspector(source.name, *options, cwd=folder)
-
-
-@pytest.fixture(scope="module")
 def calculator(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspector]:
-    with _dev_on_copy(CALCULATOR, tmp_path_factory.mktemp("calculator")) as dev:
+    with dev_on_copy(CALCULATOR, tmp_path_factory.mktemp("calculator")) as dev:
         yield dev
 
 
 @pytest.fixture(scope="module")
 def inspected(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspector]:
-    with _dev_on_copy(INSPECTED, tmp_path_factory.mktemp("inspected")) as dev:
+    with dev_on_copy(INSPECTED, tmp_path_factory.mktemp("inspected")) as dev:
         yield dev
 
 
 @pytest.fixture(scope="module")
 def inspected_legacy(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspector]:
     folder = tmp_path_factory.mktemp("inspected_legacy")
-    with _dev_on_copy(INSPECTED, folder, "--protocol-version", LEGACY) as dev:
+    with dev_on_copy(INSPECTED, folder, "--protocol-version", LEGACY) as dev:
         yield dev
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Page]:
-    """A fresh context per test; any page error or console error fails the test."""
-    with fresh_page(browser, VIEWPORT, WAIT_MS) as page:
-        yield page
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -554,7 +540,7 @@ def test_a_tool_added_at_run_time_appears(page: Page, inspected: Inspector) -> N
 
 
 def test_reload_on_edit_syntax_error_and_fix(page: Page, browser: Any, tmp_path: Path) -> None:
-    with _dev_on_copy(CALCULATOR, tmp_path) as dev:
+    with dev_on_copy(CALCULATOR, tmp_path) as dev:
         served = tmp_path / CALCULATOR.name
         good = served.read_text()
         status = page.get_by_test_id("server-status")

@@ -11,15 +11,23 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browser import decode_png, distinct_colours, fresh_page, launch_chromium, pixels_near
-from inspector_process import Inspector, start_inspector
+from browser import (
+    ERROR_BACKGROUND,
+    STATIC,
+    VIEWPORT,
+    WAIT_MS,
+    decode_png,
+    dev_on_copy,
+    distinct_colours,
+    pixels_near,
+)
+from inspector_process import Inspector
 from mcp_spec import LATEST, WireChecker, spec_available
 
 try:
@@ -32,11 +40,7 @@ except ImportError:  # CI installs the test extra, which has playwright
 REPO = Path(__file__).resolve().parents[1]
 SERVER = REPO / "tests" / "servers" / "inspected_primitives.py"
 CALCULATOR = REPO / "examples" / "calculator.py"
-STATIC = REPO / "src" / "toolwire" / "inspector" / "static"
 LEGACY = "2025-11-25"
-WAIT_MS = 10_000
-VIEWPORT = {"width": 1280, "height": 800}
-ERROR_BACKGROUND = (0xFD, 0xEC, 0xEA)  # --error-soft in inspector.css
 
 expect.set_options(timeout=WAIT_MS)
 
@@ -45,27 +49,9 @@ expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch_chromium() as browser:
-        yield browser
-
-
-def _dev_on_copy(source: Path, folder: Path, *options: str) -> Any:
-    """The inspector restarts its server when a file beside it changes: run on a copy."""
-    shutil.copy(source, folder / source.name)
-    return start_inspector(source.name, *options, cwd=folder)
-
-
-@pytest.fixture(scope="module")
 def dev(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspector]:
-    with _dev_on_copy(SERVER, tmp_path_factory.mktemp("primitives")) as dev:
+    with dev_on_copy(SERVER, tmp_path_factory.mktemp("primitives")) as dev:
         yield dev
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Page]:
-    with fresh_page(browser, VIEWPORT, WAIT_MS) as page:
-        yield page
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -383,7 +369,7 @@ def test_traffic_is_valid_on_both_eras(
     if revision == LATEST:
         run(dev)
     else:
-        with _dev_on_copy(SERVER, tmp_path, "--protocol-version", LEGACY) as legacy:
+        with dev_on_copy(SERVER, tmp_path, "--protocol-version", LEGACY) as legacy:
             run(legacy)
 
 
@@ -393,7 +379,7 @@ def test_traffic_is_valid_on_both_eras(
 def test_tabs_are_hidden_for_a_server_without_resources_or_prompts(
     page: Page, tmp_path: Path
 ) -> None:
-    with _dev_on_copy(CALCULATOR, tmp_path) as calculator:
+    with dev_on_copy(CALCULATOR, tmp_path) as calculator:
         page.goto(calculator.url)
         expect(page.get_by_test_id("server-status")).to_have_attribute("data-status", "ready")
         expect(page.get_by_test_id("tool-item").first).to_be_visible()

@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 
 from browser import (
+    STATIC,
+    VIEWPORT,
+    WAIT_MS,
     PageErrors,
     decode_png,
     distinct_colours,
-    fresh_page,
-    launch_chromium,
     pixels_near,
 )
 from inspector_process import Inspector, start_inspector
@@ -40,10 +41,7 @@ except ImportError:  # CI installs the test extra, which has playwright
 
 REPO = Path(__file__).resolve().parents[1]
 SERVER = REPO / "tests" / "servers" / "inspected_questions.py"
-STATIC = REPO / "src" / "toolwire" / "inspector" / "static"
 LEGACY = "2025-11-25"
-WAIT_MS = 10_000
-VIEWPORT = {"width": 1280, "height": 800}
 HOSTILE = "<b>coffee</b><img src=x onerror=\"window.__xss='question'\">"
 QUESTION_BACKGROUND = (0xFF, 0xF8, 0xE1)  # --warn-soft in inspector.css
 
@@ -51,12 +49,6 @@ expect.set_options(timeout=WAIT_MS)
 
 
 # ---------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch_chromium() as browser:
-        yield browser
 
 
 @pytest.fixture(scope="module", params=[MODERN, LEGACY])
@@ -70,12 +62,6 @@ def dev(
         state = dev.ready()
         assert state["server"]["protocolVersion"] == request.param
         yield dev
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Page]:
-    with fresh_page(browser, VIEWPORT, WAIT_MS) as page:
-        yield page
 
 
 # ---------------------------------------------------------------------------- helpers
