@@ -153,7 +153,7 @@ class RedisStore:
     at most ``max_events``. Each worker refreshes a heartbeat every ``follow_timeout / 3``
     seconds that lives ``follow_timeout`` seconds: a stream resumed through another worker
     follows its log for as long as the writing worker beats, and ends with an error at most
-    ``follow_timeout`` (+ 1) seconds after that worker died. Every Redis command must answer
+    ``follow_timeout`` + 2 seconds after that worker died. Every Redis command must answer
     within ``timeout`` seconds, or :class:`StoreUnavailable` is raised.
     """
 
