@@ -44,10 +44,11 @@ from .http_asgi import (
 from .http_auth import MetadataDocument, authenticate, owner_of
 from .http_changes import ChangeRelay
 from .http_guard import Guard, Rejection
+from .http_resume import cut_answer, resume
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
-from .http_store import MemoryStore, SessionStore
-from .sse import Stream, frame, parse_event_id, priming
+from .http_store import MemoryStore, SessionStore, StoreUnavailable
+from .sse import Stream, frame, priming
 
 logger = logging.getLogger("toolwire")
 
@@ -56,6 +57,7 @@ JSON = dict[str, Any]
 SESSION_STATE_METHODS = frozenset(
     {"logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
+STORE_DOWN = "The session store is unavailable; try again shortly"
 
 
 class HttpServer(Protocol):
@@ -122,6 +124,8 @@ class HttpApp:
         self._swept = 0.0
         self.sessions: dict[str, Session] = {}
         self.open_streams = 0
+        self.closing = False  # set once the app is shutting down: cut calls say so
+        self.modern_calls: set[Stream] = set()  # 2026-07-28 calls being answered
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
 
     # ------------------------------------------------------------ ASGI entry
@@ -161,6 +165,11 @@ class HttpApp:
                 )
         except Rejection as rejected:
             await rejected.send(send)
+        except StoreUnavailable as exc:  # raised before any answer started: 503, retry
+            logger.warning("Answered 503: %s", exc)
+            down = Rejection.rpc(503, RPCError(jsonrpc.INTERNAL_ERROR, STORE_DOWN))
+            down.headers.append((b"retry-after", b"1"))
+            await down.send(send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -183,12 +192,21 @@ class HttpApp:
                 return
 
     async def close(self) -> None:
-        """End every session, giving calls in flight a moment to answer."""
+        """End every session, giving calls in flight a moment to answer. A call cut short
+        is answered with a JSON-RPC error ("shutting down") where its client waits for JSON
+        or a stream it cannot resume; a resumable stream ends, and its log in a shared store
+        gets that error, so a resumption through another worker ends at once."""
+        self.closing = True
         sessions, self.sessions = list(self.sessions.values()), {}
         for session in sessions:
             await session.connection.drain(1.0)
             for stream in session.streams.values():
+                if self.store.shared and not stream.done and stream.request_id is not None:
+                    _, data = cut_answer(stream.request_id, True)
+                    self.store.record(session.id, stream.id, stream.seq + 1, data, True)
                 stream.close()
+        for stream in list(self.modern_calls):
+            stream.close()
 
     # ------------------------------------------------------------ POST
 
@@ -264,9 +282,11 @@ class HttpApp:
             connection.close()
             await plain(send, 202, b"")  # nothing to answer (HT-09)
             return
+        self.modern_calls.add(stream)
         try:
             await self._answer(stream, reply, receive, send, wants_json, wants_sse, resumable=False)
         finally:
+            self.modern_calls.discard(stream)
             if not reply.answered:  # the client closed the stream: that cancels (CN-10)
                 connection.cancel(message["id"])
             connection.close()
@@ -302,7 +322,7 @@ class HttpApp:
             status = 200 if data[:1] == b"[" else status_of(data)  # a refused batch: 400
             await json_answer(send, status, data, None if self.stateless else session.id)
             return
-        stream = session.request_stream()
+        stream = session.request_stream(message["id"])
         reply = Reply(stream, message["id"])
         session.replies[message["id"]] = reply
         try:
@@ -330,7 +350,10 @@ class HttpApp:
             and self.store.shared
             and not self.stateless
         ):
-            await self.store.save_session(session.id, session.state())
+            try:  # answered already: the next request through another worker may miss it
+                await self.store.save_session(session.id, session.state())
+            except StoreUnavailable as exc:
+                logger.warning("Could not save session state: %s", exc)
 
     async def _initialize(self, message: JSON, send: Send, identity: Any) -> None:
         if self.stateless:
@@ -354,9 +377,13 @@ class HttpApp:
             await json_answer(send, status_of(answer[0]), answer[0], None)
             return
         session.version = result.get("protocolVersion", session.version)
-        self.sessions[session.id] = session
         if self.store.shared:
-            await self.store.save_session(session.id, session.state())
+            try:
+                await self.store.save_session(session.id, session.state())
+            except StoreUnavailable:
+                session.connection.close()  # no session without its shared state
+                raise
+        self.sessions[session.id] = session
         await json_answer(send, 200, answer[0], session.id)
 
     async def _session(self, headers: dict[str, str], identity: Any) -> Session:
@@ -428,7 +455,9 @@ class HttpApp:
         """JSON when the answer is all there is; SSE when other messages come first."""
         session_id = session.id if session is not None and not self.stateless else None
         if not wants_json:
-            await self._stream(stream, receive, send, resumable=resumable, session_id=session_id)
+            await self._stream(
+                stream, receive, send, resumable=resumable, session_id=session_id, reply=reply
+            )
             return
         if not reply.answered:
             gone = asyncio.ensure_future(disconnected(receive))
@@ -439,13 +468,21 @@ class HttpApp:
                     if wants_sse:  # something comes before the answer: stream it all
                         gone.cancel()
                         await self._stream(
-                            stream, receive, send, resumable=resumable, session_id=session_id
+                            stream,
+                            receive,
+                            send,
+                            resumable=resumable,
+                            session_id=session_id,
+                            reply=reply,
                         )
                         return
                     if session is not None:  # JSON only: the request's messages go to GET
                         session.standalone.push(data)
                 else:
-                    return  # the client went away before the answer
+                    if not gone.done():  # the stream ended unanswered: shutdown, DELETE
+                        status, data = cut_answer(reply.mid, self.closing)
+                        await json_answer(send, status, data, session_id)
+                    return  # (or the client went away before the answer)
             finally:
                 gone.cancel()
         data = stream.events[-1][1]
@@ -460,6 +497,7 @@ class HttpApp:
         resumable: bool,
         session_id: str | None,
         after: int = 0,
+        reply: Reply | None = None,
     ) -> None:
         if self.open_streams >= self.max_streams:
             raise Rejection(503, "Too many open streams")
@@ -474,6 +512,9 @@ class HttpApp:
                 headers.append((b"mcp-session-id", session_id.encode()))
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             if resumable and after == 0:
+                if self.store.shared and stream.sink is not None and session_id is not None:
+                    self.store.open_stream(session_id, stream.id, stream.request_id)
+                    await self.store.flush()  # its id resumes it through any worker
                 event = priming(stream.event_id(0), self.retry_ms)
                 await send({"type": "http.response.body", "body": event, "more_body": True})
             gone = asyncio.ensure_future(disconnected(receive))
@@ -489,6 +530,12 @@ class HttpApp:
                             "more_body": True,
                         }
                     )
+                cut = reply is not None and not reply.answered and not gone.done()
+                if cut and self.closing and not resumable:  # nothing to resume: say why
+                    assert reply is not None
+                    _, data = cut_answer(reply.mid, True)
+                    body = frame(data)
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
             finally:
                 gone.cancel()
             with contextlib.suppress(Exception):
@@ -508,23 +555,7 @@ class HttpApp:
         session = await self._session(headers, identity)
         last = headers.get("last-event-id")
         if last is not None:  # resume one stream after its last event the client saw
-            parsed = parse_event_id(last)
-            if parsed is None:
-                raise Rejection(404, "Unknown Last-Event-ID")
-            stream = session.streams.get(parsed[0])
-            if stream is None and self.store.shared:  # a stream another worker carried
-                await self._replay(session, parsed[0], parsed[1], receive, send)
-                return
-            if stream is None:
-                raise Rejection(404, "Unknown Last-Event-ID")
-            standalone = int(stream is session.standalone)  # resuming it opens the GET stream
-            session.standalone_open += standalone
-            try:
-                await self._stream(
-                    stream, receive, send, resumable=True, session_id=session.id, after=parsed[1]
-                )
-            finally:
-                session.standalone_open -= standalone
+            await resume(session, self.store, last, receive, send, self._resumed)
             return
         if session.standalone_open:
             raise Rejection(409, "A GET stream is already open for this session")
@@ -540,26 +571,12 @@ class HttpApp:
         finally:
             session.standalone_open -= 1
 
-    async def _replay(
-        self, session: Session, stream_id: str, after: int, receive: Receive, send: Send
+    async def _resumed(
+        self, stream: Stream, receive: Receive, send: Send, *, session_id: str, after: int
     ) -> None:
-        """Resume a stream from the shared store: every event after ``after`` it recorded."""
-        replayed = Stream(stream_id)
-        replayed.seq = after
-
-        async def copy() -> None:
-            async for seq, data in self.store.replay(session.id, stream_id, after):
-                replayed.seq = seq - 1
-                replayed.push(data)
-            replayed.close()
-
-        copier = asyncio.ensure_future(copy())
-        try:
-            await self._stream(
-                replayed, receive, send, resumable=True, session_id=session.id, after=after
-            )
-        finally:
-            copier.cancel()
+        await self._stream(
+            stream, receive, send, resumable=True, session_id=session_id, after=after
+        )
 
     async def _delete(self, headers: dict[str, str], send: Send, identity: Any) -> None:
         if self.stateless:

@@ -7,7 +7,9 @@ On ``SIGTERM``/``SIGINT`` this runner instead:
 
 1. stops accepting connections and closes the idle ones (new requests are refused);
 2. gives the calls in flight the server's ``shutdown_grace`` to answer, ends listen
-   streams at once, and cancels the calls still running after that (never answered);
+   streams at once, and cancels the calls still running after that: their clients get a
+   JSON-RPC error ("shutting down", ``503`` for a JSON answer) or, on a resumable legacy
+   stream, its end (see :meth:`~toolwire.transports.http.HttpApp.close`);
 3. ends the remaining streams, lets uvicorn finish writing (``WRITE_OUT_S`` at most) and
    leave the lifespan.
 

@@ -92,8 +92,10 @@ class Session:
                 del self.streams[old.id]
         return stream
 
-    def request_stream(self) -> Stream:
-        return self._new_stream()
+    def request_stream(self, request_id: str | int | None = None) -> Stream:
+        stream = self._new_stream()
+        stream.request_id = request_id
+        return stream
 
     def unrelated(self, data: bytes) -> None:
         self.standalone.push(data)

@@ -7,11 +7,16 @@ workers behind a load balancer share a :class:`RedisStore`:
   saved at ``initialize`` and on ``logging/setLevel``, so any worker can continue it;
 * every event of a resumable SSE stream is appended to a Redis stream, so a client that
   reconnects with ``Last-Event-ID`` through another worker — even after the first one
-  died — gets every event that had been sent;
+  died — gets every event that had been sent, then what the call's worker appends, up to
+  the call's answer; each worker keeps a heartbeat key alive, and a resumed stream whose
+  worker stopped beating ends with a JSON-RPC error instead of waiting for ever;
 * a change of the tool set is published, so workers holding a session's GET stream tell
   their clients.
 
-Nothing is sticky: any request may reach any worker.
+Nothing is sticky: any request may reach any worker. Every Redis command is bounded
+(``timeout``): a Redis that refuses or stops answering raises :class:`StoreUnavailable`,
+which the HTTP app answers with ``503`` and ``Retry-After``; nothing is retried behind the
+client's back, and the next request after Redis is back is served as usual.
 """
 
 from __future__ import annotations
@@ -19,15 +24,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
-from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
 logger = logging.getLogger("toolwire")
 
 JSON = dict[str, Any]
+_T = TypeVar("_T")
+SLICE = 1.0  # seconds one blocking read of an event log waits, well under any socket timeout
+
+
+class StoreUnavailable(Exception):
+    """The session store did not answer in time (or refused): the request can be retried."""
+
+
+class WriterGone(Exception):
+    """The worker writing a followed event log is gone: the log will never be finished."""
+
+
+class StreamLog(Protocol):
+    """What a store knows of a recorded stream: its last sequence number and who writes it."""
+
+    last: int
+    request_id: str | int | None
 
 
 class SessionStore(Protocol):
@@ -51,9 +75,17 @@ class SessionStore(Protocol):
 
     async def flush(self) -> None: ...
 
-    def replay(
-        self, session_id: str, stream_id: str, after: int
-    ) -> AsyncIterator[tuple[int, bytes]]: ...
+    def open_stream(
+        self, session_id: str, stream_id: str, request_id: str | int | None
+    ) -> None: ...
+
+    async def find_stream(self, session_id: str, stream_id: str) -> StreamLog | None: ...
+
+    def follow(
+        self, session_id: str, log: StreamLog, stream_id: str, after: int
+    ) -> AsyncIterator[tuple[int, bytes, bool]]: ...
+
+    async def conclude(self, session_id: str, stream_id: str, seq: int, data: bytes) -> None: ...
 
     async def publish_change(self, event: JSON) -> None: ...
 
@@ -84,14 +116,33 @@ class MemoryStore:
     async def flush(self) -> None:
         return None
 
-    async def replay(
-        self, session_id: str, stream_id: str, after: int
-    ) -> AsyncIterator[tuple[int, bytes]]:
+    def open_stream(self, session_id: str, stream_id: str, request_id: str | int | None) -> None:
+        return None
+
+    async def find_stream(self, session_id: str, stream_id: str) -> StreamLog | None:
+        return None
+
+    async def follow(
+        self, session_id: str, log: StreamLog, stream_id: str, after: int
+    ) -> AsyncIterator[tuple[int, bytes, bool]]:
         return
         yield  # an empty async generator
 
+    async def conclude(self, session_id: str, stream_id: str, seq: int, data: bytes) -> None:
+        return None
+
     async def publish_change(self, event: JSON) -> None:
         return None
+
+
+@dataclass
+class RecordedStream:
+    """A stream found in Redis: its last recorded sequence number, the request it answers
+    (None for a GET stream) and the worker writing it (None when unknown)."""
+
+    last: int
+    request_id: str | int | None
+    owner: str | None
 
 
 class RedisStore:
@@ -99,8 +150,11 @@ class RedisStore:
 
     ``RedisStore("redis://127.0.0.1:6379/0")``; keys start with ``prefix``; sessions expire
     after ``session_ttl`` seconds without use, event logs after ``stream_ttl``; a log keeps
-    at most ``max_events``; a replay of a stream still being written waits up to
-    ``follow_timeout`` seconds for each next event.
+    at most ``max_events``. Each worker refreshes a heartbeat every ``follow_timeout / 3``
+    seconds that lives ``follow_timeout`` seconds: a stream resumed through another worker
+    follows its log for as long as the writing worker beats, and ends with an error at most
+    ``follow_timeout`` + 2 seconds after that worker died. Every Redis command must answer
+    within ``timeout`` seconds, or :class:`StoreUnavailable` is raised.
     """
 
     shared = True
@@ -114,6 +168,7 @@ class RedisStore:
         stream_ttl: int = 3_600,
         max_events: int = 1_024,
         follow_timeout: float = 30.0,
+        timeout: float = 2.0,
     ) -> None:
         self.url = url
         self.prefix = prefix
@@ -121,27 +176,54 @@ class RedisStore:
         self.stream_ttl = stream_ttl
         self.max_events = max_events
         self.follow_timeout = follow_timeout
+        self.timeout = timeout
         self.instance = os.urandom(8).hex()  # tells our own announcements from others'
         self._redis: Any = None
-        self._pending: asyncio.Queue[tuple[str, int, bytes, bool]] | None = None
+        self._errors: tuple[type[BaseException], ...] = (OSError, asyncio.TimeoutError)
+        self._pending: asyncio.Queue[tuple[str, str, str, int, bytes, bool]] | None = None
         self._tasks: list[asyncio.Task[None]] = []
 
     def _client(self) -> Any:
         if self._redis is None:
             try:
                 import redis.asyncio
+                from redis.asyncio.retry import Retry
+                from redis.backoff import NoBackoff
+                from redis.exceptions import RedisError
             except ImportError:
                 raise RuntimeError(
                     "RedisStore needs redis-py: pip install 'toolwire[redis]'"
                 ) from None
-            self._redis = redis.asyncio.Redis.from_url(self.url)
+            self._errors = (RedisError, OSError, asyncio.TimeoutError)
+            # A socket timeout above the longest blocking read (SLICE): a silent Redis is
+            # noticed within `timeout`, never mistaken for a quiet log. One quick retry
+            # replaces a pooled connection that a restarted Redis closed.
+            self._redis = redis.asyncio.Redis.from_url(
+                self.url,
+                socket_timeout=self.timeout + SLICE,
+                socket_connect_timeout=self.timeout,
+                retry=Retry(NoBackoff(), 1),
+            )
         return self._redis
+
+    async def _call(self, command: Awaitable[_T], extra: float = 0.0) -> _T:
+        """One Redis command, bounded by ``timeout`` (+ ``extra`` for a blocking read)."""
+        try:
+            return await asyncio.wait_for(command, self.timeout + extra)
+        except self._errors as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc!r}") from exc
 
     def _session_key(self, session_id: str) -> str:
         return f"{self.prefix}:session:{session_id}"
 
     def _stream_key(self, session_id: str, stream_id: str) -> str:
         return f"{self.prefix}:events:{session_id}:{stream_id}"
+
+    def _meta_key(self, session_id: str, stream_id: str) -> str:
+        return f"{self.prefix}:stream:{session_id}:{stream_id}"
+
+    def _worker_key(self, instance: str) -> str:
+        return f"{self.prefix}:worker:{instance}"
 
     @property
     def _channel(self) -> str:
@@ -153,6 +235,7 @@ class RedisStore:
         self._tasks = [
             asyncio.create_task(self._write_events()),
             asyncio.create_task(self._listen(on_remote_change)),
+            asyncio.create_task(self._beat()),
         ]
 
     async def close(self) -> None:
@@ -165,33 +248,64 @@ class RedisStore:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         if self._redis is not None:
-            await self._redis.aclose()
+            with contextlib.suppress(StoreUnavailable):  # resumed streams end at once
+                await self._call(self._redis.delete(self._worker_key(self.instance)))
+            with contextlib.suppress(*self._errors):
+                await self._redis.aclose()
             self._redis = None
+
+    async def _beat(self) -> None:
+        """Keep this worker's heartbeat alive while it runs (see ``follow_timeout``)."""
+        key = self._worker_key(self.instance)
+        ttl = max(1, math.ceil(self.follow_timeout))
+        failing = False
+        while True:
+            try:
+                await self._call(self._client().set(key, b"1", ex=ttl))
+                if failing:
+                    logger.warning("Redis answers again")
+                failing = False
+            except StoreUnavailable as exc:
+                if not failing:
+                    logger.warning("Redis is unavailable: %s", exc)
+                failing = True
+            await asyncio.sleep(self.follow_timeout / 3)
 
     # ------------------------------------------------------------ sessions
 
     async def save_session(self, session_id: str, state: JSON) -> None:
-        await self._client().set(
-            self._session_key(session_id), orjson.dumps(state), ex=self.session_ttl
+        await self._call(
+            self._client().set(
+                self._session_key(session_id), orjson.dumps(state), ex=self.session_ttl
+            )
         )
 
     async def load_session(self, session_id: str) -> JSON | None:
         key = self._session_key(session_id)
-        raw = await self._client().get(key)
+        pipe = self._client().pipeline(transaction=False)
+        pipe.get(key)
+        pipe.expire(key, self.session_ttl)
+        raw, _ = await self._call(pipe.execute())
         if raw is None:
             return None
-        await self._client().expire(key, self.session_ttl)
         state: JSON = orjson.loads(raw)
         return state
 
     async def drop_session(self, session_id: str) -> None:
-        await self._client().delete(self._session_key(session_id))
+        await self._call(self._client().delete(self._session_key(session_id)))
 
     # ------------------------------------------------------------ event logs
 
     def record(self, session_id: str, stream_id: str, seq: int, data: bytes, last: bool) -> None:
         if self._pending is not None:
-            self._pending.put_nowait((self._stream_key(session_id, stream_id), seq, data, last))
+            self._pending.put_nowait(("event", session_id, stream_id, seq, data, last))
+
+    def open_stream(self, session_id: str, stream_id: str, request_id: str | int | None) -> None:
+        """Say that a resumable stream exists (its priming event is about to be sent), who
+        writes it and which request it answers."""
+        if self._pending is not None:
+            meta = orjson.dumps({"owner": self.instance, "request": request_id})
+            self._pending.put_nowait(("open", session_id, stream_id, 0, meta, False))
 
     async def flush(self) -> None:
         """Wait until every recorded event is in Redis."""
@@ -206,52 +320,102 @@ class RedisStore:
             while not pending.empty():
                 batch.append(pending.get_nowait())
             try:
-                async with self._client().pipeline(transaction=False) as pipe:
-                    for key, seq, data, last in batch:
-                        pipe.xadd(
-                            key,
-                            {"d": data, "l": b"1" if last else b"0"},
-                            id=f"{seq}-1",
-                            maxlen=self.max_events,
-                            approximate=True,
-                        )
-                        pipe.expire(key, self.stream_ttl)
-                    await pipe.execute()
-            except Exception:
-                logger.exception("Could not record %d SSE events in Redis", len(batch))
+                pipe = self._client().pipeline(transaction=False)
+                for kind, session_id, stream_id, seq, data, last in batch:
+                    if kind == "open":
+                        pipe.set(self._meta_key(session_id, stream_id), data, ex=self.stream_ttl)
+                        continue
+                    key = self._stream_key(session_id, stream_id)
+                    pipe.xadd(
+                        key,
+                        {"d": data, "l": b"1" if last else b"0"},
+                        id=f"{seq}-1",
+                        maxlen=self.max_events,
+                        approximate=True,
+                    )
+                    pipe.expire(key, self.stream_ttl)
+                await self._call(pipe.execute(raise_on_error=False))
+            except StoreUnavailable as exc:
+                logger.warning("Could not record %d SSE events in Redis: %s", len(batch), exc)
             finally:
                 for _ in batch:
                     pending.task_done()
 
-    async def replay(
-        self, session_id: str, stream_id: str, after: int
-    ) -> AsyncIterator[tuple[int, bytes]]:
-        """The events after ``after``; while the stream is unfinished, wait for more."""
+    async def find_stream(self, session_id: str, stream_id: str) -> RecordedStream | None:
+        """What Redis knows of a stream, or None when it never recorded one by that id."""
+        pipe = self._client().pipeline(transaction=False)
+        pipe.get(self._meta_key(session_id, stream_id))
+        pipe.xrevrange(self._stream_key(session_id, stream_id), count=1)
+        meta, newest = await self._call(pipe.execute())
+        if meta is None and not newest:
+            return None
+        found = orjson.loads(meta) if meta is not None else {}
+        last = int(_entry_id(newest[0][0]).split("-")[0]) if newest else 0
+        return RecordedStream(last, found.get("request"), found.get("owner"))
+
+    async def follow(
+        self, session_id: str, log: StreamLog, stream_id: str, after: int
+    ) -> AsyncIterator[tuple[int, bytes, bool]]:
+        """The events after ``after`` as ``(seq, data, last)``, then each one appended, until
+        the last one. Raises :class:`WriterGone` once the writing worker's heartbeat has
+        expired (or, its writer unknown, after ``follow_timeout`` seconds without an event).
+        Every blocking read lasts at most ``SLICE`` seconds."""
         client = self._client()
         key = self._stream_key(session_id, stream_id)
+        owner = getattr(log, "owner", None)
         last_id = f"{after}-1"
-        for _ in range(100_000):
-            found = await client.xread(
-                {key: last_id}, count=256, block=int(self.follow_timeout * 1000)
+        quiet = 0.0
+        missing = False  # the writer's heartbeat was found expired once (one more read)
+        while True:
+            found = await self._call(
+                client.xread({key: last_id}, count=256, block=int(SLICE * 1000)), SLICE
             )
-            if not found:
-                return  # nothing more arrived in time: the writer is gone
-            for entry_id, fields in found[0][1]:
-                last_id = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-                yield int(last_id.split("-")[0]), fields[b"d"]
-                if fields.get(b"l") == b"1":
-                    return
+            if found:
+                quiet = 0.0
+                for entry_id, fields in found[0][1]:
+                    last_id = _entry_id(entry_id)
+                    last = fields.get(b"l") == b"1"
+                    yield int(last_id.split("-")[0]), fields[b"d"], last
+                    if last:
+                        return
+                continue
+            quiet += SLICE
+            if owner is not None:
+                alive = await self._call(client.exists(self._worker_key(owner)))
+                if not alive and missing:  # and nothing came in one more read
+                    raise WriterGone(owner)
+                missing = not alive
+            elif quiet >= self.follow_timeout:
+                raise WriterGone("unknown")
+
+    async def conclude(self, session_id: str, stream_id: str, seq: int, data: bytes) -> None:
+        """Append the last event ``seq`` of a stream whose writer is gone (once: a second
+        attempt, by another reader, fails on the sequence and changes nothing)."""
+        key = self._stream_key(session_id, stream_id)
+        with contextlib.suppress(*self._errors):
+            await self._call(self._client().xadd(key, {"d": data, "l": b"1"}, id=f"{seq}-1"))
 
     # ------------------------------------------------------------ announcements
 
     async def publish_change(self, event: JSON) -> None:
         """Tell the other workers: ``{"list": kind}`` or ``{"updated": uri}``."""
-        await self._client().publish(self._channel, orjson.dumps({**event, "from": self.instance}))
+        await self._call(
+            self._client().publish(self._channel, orjson.dumps({**event, "from": self.instance}))
+        )
 
     async def _listen(self, on_remote_change: Callable[[JSON], None]) -> None:
+        """Hear the other workers' announcements; subscribe again after Redis trouble."""
+        while True:
+            try:
+                await self._listen_once(on_remote_change)
+            except self._errors as exc:
+                logger.warning("Lost the Redis change channel (%r); subscribing again", exc)
+            await asyncio.sleep(SLICE)
+
+    async def _listen_once(self, on_remote_change: Callable[[JSON], None]) -> None:
         pubsub = self._client().pubsub()
-        await pubsub.subscribe(self._channel)
         try:
+            await asyncio.wait_for(pubsub.subscribe(self._channel), self.timeout)
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
@@ -264,3 +428,7 @@ class RedisStore:
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
+
+
+def _entry_id(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw

@@ -10,6 +10,7 @@ stream (HT-19).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 
@@ -28,11 +29,16 @@ def priming(event_id: str, retry_ms: int) -> bytes:
     return b"id: " + event_id.encode() + b"\nretry: " + str(retry_ms).encode() + b"\ndata: \n\n"
 
 
+# ``<stream id>/<sequence>``: ASCII only and bounded, so a hostile header costs nothing.
+_EVENT_ID = re.compile(r"([A-Za-z0-9_-]{1,64})/(0|[1-9][0-9]{0,17})", re.ASCII)
+
+
 def parse_event_id(value: str) -> tuple[str, int] | None:
-    stream_id, _, seq = value.rpartition("/")
-    if not stream_id or not seq.isdigit():
+    """``(stream id, sequence)`` of an event id this module made, else None."""
+    match = _EVENT_ID.fullmatch(value)
+    if match is None:
         return None
-    return stream_id, int(seq)
+    return match[1], int(match[2])
 
 
 class Stream:
@@ -43,6 +49,7 @@ class Stream:
         self.events: deque[tuple[int, bytes]] = deque(maxlen=max_events)
         self.seq = 0
         self.done = False
+        self.request_id: str | int | None = None  # the request this stream answers, if any
         self._changed: asyncio.Future[None] | None = None
         # Called with (seq, data, last) for every event: a shared store keeps a copy.
         self.sink: Callable[[int, bytes, bool], None] | None = None
