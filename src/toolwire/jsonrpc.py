@@ -23,6 +23,8 @@ RESOURCE_NOT_FOUND_LEGACY = -32002
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+# toolwire's own: a bound on what one client may hold was reached; retry later.
+SERVER_BUSY = -32000
 
 Kind = Literal["request", "notification", "response"]
 

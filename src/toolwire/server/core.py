@@ -93,6 +93,8 @@ class ServerCore:
         max_message_bytes: int | None = None,
         tool_timeout: float | None = None,
         max_concurrent_calls: int = 256,
+        max_batch_size: int | None = 100,
+        max_session_calls: int | None = 100,
         lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
         middleware: Sequence[Middleware] = (),
         state_secret: bytes | None = None,
@@ -126,6 +128,11 @@ class ServerCore:
         self.max_message_bytes = max_message_bytes
         self.tool_timeout = tool_timeout
         self.max_concurrent_calls = max_concurrent_calls
+        # A 2025-03-26 batch holds at most max_batch_size messages; one connection (a stdio
+        # client, an HTTP session) has at most max_session_calls calls in flight (None: no
+        # limit). Past either, the batch or call is refused at once and nothing of it runs.
+        self.max_batch_size = max_batch_size
+        self.max_session_calls = max_session_calls
         self.runner = ThreadRunner(max_workers)
         self.middleware: list[Middleware] = list(middleware)
         self.signer = StateSigner(state_secret)
@@ -388,8 +395,9 @@ class ServerCore:
 
         Mount it in any ASGI framework or run it with any ASGI server. Options:
         ``json_response``, ``stateless``, ``allowed_hosts``, ``allowed_origins``,
-        ``max_body_bytes``, ``max_streams``, ``retry_ms``, ``body_timeout`` (see
-        :class:`toolwire.transports.http.HttpApp`).
+        ``max_body_bytes``, ``max_streams``, ``max_client_streams``,
+        ``max_session_streams``, ``max_sessions``, ``max_client_sessions``, ``retry_ms``,
+        ``body_timeout`` (see :class:`toolwire.transports.http.HttpApp`).
         """
         from ..transports.http import HttpApp
 

@@ -52,6 +52,11 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     field, before any validation (None: no limit); ``strip_control_sequences=True``
     removes terminal escape sequences and control characters from every string of every
     result (off by default: it costs a scan of each string).
+
+    Bounded work: ``max_concurrent_calls`` (256) calls run at once, the rest wait; a
+    2025-03-26 batch holds at most ``max_batch_size`` (100) messages and one connection (a
+    stdio client, an HTTP session) at most ``max_session_calls`` (100) calls in flight;
+    past either the batch or call is refused at once (-32600, -32000) and nothing of it runs.
     """
 
     def __init__(

@@ -149,7 +149,9 @@ class ServerConnection:
         return self._message(message, reply)
 
     def feed_message(self, message: Any, reply: Reply) -> bool:
-        """Handle one decoded message; True if an answer will go to ``reply``."""
+        """Handle one decoded message (or batch); True if an answer will go to ``reply``."""
+        if isinstance(message, list):
+            return self._batch(message, reply)
         return self._message(message, reply)
 
     def _message(self, message: Any, reply: Reply) -> bool:
@@ -192,6 +194,9 @@ class ServerConnection:
                 )
             )
             return True
+        refusal = self.batch_refusal(batch)
+        if refusal is not None:  # refused before any of it runs
+            return self._refuse_batch(batch, refusal, send)
         parts: list[bytes] = []
         expected: int | None = None  # known once all are dispatched (some answer inline)
 
@@ -234,6 +239,45 @@ class ServerConnection:
             tasks = [task for _, task in calls]
             asyncio.gather(*tasks, return_exceptions=True).add_done_callback(finish)
         return count > 0
+
+    def _refuse_batch(self, batch: list[Any], refusal: RPCError, send: Reply) -> bool:
+        """An oversized batch gets one error; a batch past the calls a connection may have
+        in flight gets that error for each of its requests (its notifications and
+        responses are still handled: they start nothing)."""
+        if refusal.code != jsonrpc.SERVER_BUSY:
+            send(jsonrpc.error_bytes(None, refusal))
+            return True
+        parts: list[bytes] = []
+        for message in batch:
+            mid = jsonrpc.request_id(message)
+            if isinstance(message, dict) and "method" in message and mid is not None:
+                parts.append(jsonrpc.error_bytes(mid, refusal))
+            else:
+                self._message(message, parts.append)
+        if parts:
+            send(b"[" + b",".join(parts) + b"]")
+        return bool(parts)
+
+    def batch_refusal(self, batch: list[Any]) -> RPCError | None:
+        """Why a batch is refused whole: more messages than ``max_batch_size``, or more
+        requests than the connection may still have in flight (``max_session_calls``)."""
+        limit = self.server.max_batch_size
+        if limit is not None and len(batch) > limit:
+            return RPCError(
+                jsonrpc.INVALID_REQUEST,
+                f"Invalid request: a batch holds at most {limit} messages (this one has "
+                f"{len(batch)}); send fewer at a time",
+            )
+        cap = self.server.max_session_calls
+        if cap is not None:
+            requests = sum(isinstance(m, dict) and "id" in m and "method" in m for m in batch)
+            if requests and len(self.in_flight) + requests > cap:
+                return RPCError(
+                    jsonrpc.SERVER_BUSY,
+                    f"Server busy: at most {cap} calls may be in flight on one session "
+                    f"({len(self.in_flight)} are); retry once some have answered",
+                )
+        return None
 
     def _notification(self, message: JSON) -> None:
         method = message["method"]

@@ -29,6 +29,7 @@ import orjson
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol.revisions import LEGACY_REVISIONS
+from . import http_limits as limits
 from .base import Connection
 from .http_asgi import (
     Receive,
@@ -83,10 +84,13 @@ class HttpApp:
     stream instead); ``stateless=True`` keeps no legacy sessions (each request stands
     alone, the revision taken from ``MCP-Protocol-Version``); ``allowed_hosts`` /
     ``allowed_origins`` (default: loopback only, the DNS-rebinding defence for local
-    servers; ``["*"]`` to accept any); ``max_body_bytes``; ``max_streams`` open at once;
-    ``retry_ms`` for SSE reconnects; ``body_timeout`` for slow uploads; ``session_idle``
-    seconds after which a session nobody used is forgotten (a later request gets 404 and
-    the client initializes again, HT-24); ``store`` to share sessions between workers;
+    servers; ``["*"]`` to accept any); ``max_body_bytes``; ``max_streams`` open at once,
+    ``max_client_streams`` of them for one client and ``max_session_streams`` for one
+    session; ``max_sessions`` kept, ``max_client_sessions`` for one client, the least
+    recently used idle one evicted past either (see :mod:`.http_limits`); ``retry_ms``
+    for SSE reconnects; ``body_timeout`` for slow uploads; ``session_idle`` seconds after
+    which a session nobody used is forgotten (a later request gets 404 and the client
+    initializes again, HT-24); ``store`` to share sessions between workers;
     ``auth`` (default: the server's own ``auth``), a :class:`~toolwire.auth.ResourceServer`
     whose metadata is served and whose tokens every request must bring.
     """
@@ -101,7 +105,11 @@ class HttpApp:
         allowed_hosts: Iterable[str] | None = None,
         allowed_origins: Iterable[str] | None = None,
         max_body_bytes: int = 4 * 1024 * 1024,
-        max_streams: int = 1000,
+        max_streams: int = limits.MAX_STREAMS,
+        max_client_streams: int | None = limits.MAX_CLIENT_STREAMS,
+        max_session_streams: int | None = limits.MAX_SESSION_STREAMS,
+        max_sessions: int | None = limits.MAX_SESSIONS,
+        max_client_sessions: int | None = limits.MAX_CLIENT_SESSIONS,
         retry_ms: int = 1000,
         body_timeout: float = 30.0,
         session_idle: float = 3600.0,
@@ -118,15 +126,19 @@ class HttpApp:
         self.guard = Guard(allowed_hosts, allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.max_streams = max_streams
+        self.streams = limits.Streams(max_streams, max_client_streams, max_session_streams)
         self.retry_ms = retry_ms
         self.body_timeout = body_timeout
         self.session_idle = session_idle
         self._swept = 0.0
-        self.sessions: dict[str, Session] = {}
-        self.open_streams = 0
+        self.sessions = limits.SessionTable(max_sessions, max_client_sessions, self.streams)
         self.closing = False  # set once the app is shutting down: cut calls say so
         self.modern_calls: set[Stream] = set()  # 2026-07-28 calls being answered
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
+
+    @property
+    def open_streams(self) -> int:
+        return self.streams.open
 
     # ------------------------------------------------------------ ASGI entry
 
@@ -153,6 +165,7 @@ class HttpApp:
             identity = None
             if self.auth is not None and method in ("POST", "GET", "DELETE"):
                 identity = await authenticate(self.auth, headers)  # before any body (SB-02)
+            limits.current_client.set(limits.client_of(scope, identity))
             if method == "POST":
                 await self._post(headers, receive, send, identity)
             elif method == "GET":
@@ -197,7 +210,8 @@ class HttpApp:
         or a stream it cannot resume; a resumable stream ends, and its log in a shared store
         gets that error, so a resumption through another worker ends at once."""
         self.closing = True
-        sessions, self.sessions = list(self.sessions.values()), {}
+        sessions = list(self.sessions.values())
+        self.sessions.clear()
         for session in sessions:
             await session.connection.drain(1.0)
             for stream in session.streams.values():
@@ -271,8 +285,10 @@ class HttpApp:
         identity: Any,
     ) -> None:
         check_mirrored_headers(message, headers, self.server.header_params)
-        if not wants_json and self.open_streams >= self.max_streams:  # refused before it runs
-            raise Rejection(503, "Too many open streams")
+        if not wants_json:  # no stream for it: refused before it runs
+            refused = self.streams.refusal(None, jsonrpc.request_id(message))
+            if refused is not None:
+                raise refused
         stream = Stream("modern")
         reply = Reply(stream, message.get("id"))
         connection = self.server.connect(reply.related)
@@ -311,17 +327,35 @@ class HttpApp:
         kind = kind_of(message)
         if kind != "request":  # a batch, a notification, a response, or something invalid
             answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-            session.connection.identity = identity  # feeding is synchronous: no one else's
-            answered = session.connection.feed(body, settle(answer))
-            data = await answer if answered else b""
+            connection = session.connection
+            connection.identity = identity  # feeding is synchronous: no one else's
+            before = dict(connection.in_flight) if kind == "batch" else {}
+            refusal = connection.batch_refusal(message) if kind == "batch" else None
+            answered = connection.feed_message(message, settle(answer))
+            found = (
+                await limits.batch_answer(connection, before, answer, receive) if answered else b""
+            )
             if self.stateless:  # nothing outlives a stateless request
-                session.connection.close()
+                connection.close()
+            if found is None:  # its sender is gone, and so are its calls
+                return
+            data = found
             if not answered:
                 await plain(send, 202, b"")  # nothing to answer (HT-09)
                 return
+            if refusal is not None and refusal.code == jsonrpc.SERVER_BUSY and data[:1] == b"[":
+                raise limits.busy_answer(data)  # each request refused: 429, retry later
             status = 200 if data[:1] == b"[" else status_of(data)  # a refused batch: 400
             await json_answer(send, status, data, None if self.stateless else session.id)
             return
+        limits.check_room(  # refused before it runs when its session has no room for it
+            self.streams,
+            session,
+            message,
+            getattr(self.server, "max_session_calls", None),
+            stream_needed=not wants_json,
+            session_id=None if self.stateless else session.id,
+        )
         stream = session.request_stream(message["id"])
         reply = Reply(stream, message["id"])
         session.replies[message["id"]] = reply
@@ -365,6 +399,10 @@ class HttpApp:
             await json_answer(send, status_of(answer[0]), answer[0], None)
             return
         self._forget_idle_sessions()
+        for evicted, begun_here in self.sessions.make_room(
+            message.get("id")
+        ):  # they answer 404 from now on
+            await limits.retire(evicted, self.store, everywhere=begun_here)
         session = Session(self.server.connect, self.store, secrets.token_urlsafe(24))
         if self.auth is not None:  # the session belongs to whoever opened it (SB-03)
             session.owner = owner_of(identity)
@@ -384,6 +422,7 @@ class HttpApp:
                 session.connection.close()  # no session without its shared state
                 raise
         self.sessions[session.id] = session
+        self.sessions.begun.add(session.id)
         await json_answer(send, 200, answer[0], session.id)
 
     async def _session(self, headers: dict[str, str], identity: Any) -> Session:
@@ -416,6 +455,7 @@ class HttpApp:
             # someone else's session is, to this caller, no session at all (SB-03)
             raise Rejection.rpc(404, RPCError(jsonrpc.INVALID_REQUEST, "Session not found"))
         session.last_used = asyncio.get_running_loop().time()
+        self.sessions.touch(session_id)
         return session
 
     def _forget_idle_sessions(self) -> None:
@@ -465,7 +505,8 @@ class HttpApp:
                 async for seq, data in until(stream.follow(), gone):
                     if reply.answered and seq == stream.seq:
                         break
-                    if wants_sse:  # something comes before the answer: stream it all
+                    if wants_sse and self.streams.refusal(session_id) is None:
+                        # something comes before the answer: stream it all
                         gone.cancel()
                         await self._stream(
                             stream,
@@ -499,10 +540,7 @@ class HttpApp:
         after: int = 0,
         reply: Reply | None = None,
     ) -> None:
-        if self.open_streams >= self.max_streams:
-            raise Rejection(503, "Too many open streams")
-        self.open_streams += 1
-        try:
+        with self.streams.opened(session_id):
             headers = [
                 (b"content-type", b"text/event-stream"),
                 (b"cache-control", b"no-cache"),
@@ -518,8 +556,11 @@ class HttpApp:
                 event = priming(stream.event_id(0), self.retry_ms)
                 await send({"type": "http.response.body", "body": event, "more_body": True})
             gone = asyncio.ensure_future(disconnected(receive))
+            # One reader per stream: a resumption takes it over, this response then ends.
+            mine = self.streams.reader(session_id, stream.id) if session_id else None
+            ended = gone if mine is None else limits.either(gone, mine)
             try:
-                async for seq, data in until(stream.follow(after), gone):
+                async for seq, data in until(stream.follow(after), ended):
                     event_id = stream.event_id(seq) if resumable else None
                     if resumable and self.store.shared:  # stored before sent: none is lost
                         await self.store.flush()
@@ -538,10 +579,10 @@ class HttpApp:
                     await send({"type": "http.response.body", "body": body, "more_body": True})
             finally:
                 gone.cancel()
+                if mine is not None and session_id:
+                    self.streams.left(session_id, stream.id, mine)
             with contextlib.suppress(Exception):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
-        finally:
-            self.open_streams -= 1
 
     # ------------------------------------------------------------ GET and DELETE
 
@@ -557,8 +598,14 @@ class HttpApp:
         if last is not None:  # resume one stream after its last event the client saw
             await resume(session, self.store, last, receive, send, self._resumed)
             return
-        if session.standalone_open:
-            raise Rejection(409, "A GET stream is already open for this session")
+        if session.standalone_open:  # one GET stream per session; a resumption takes it over
+            raise Rejection.rpc(
+                409,
+                RPCError(
+                    jsonrpc.INVALID_REQUEST,
+                    "Invalid request: a GET stream is already open for this session",
+                ),
+            )
         session.standalone_open += 1
         try:  # event ids and a priming event from 2025-11-25 on (older clients choke on it)
             await self._stream(
