@@ -18,6 +18,7 @@ Every line it writes is announced on stderr only when something fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import threading
@@ -151,7 +152,11 @@ def main() -> None:
             write(result(mid, {}))
         elif mode == "huge":
             size = int(arg)
-            head = b'{"jsonrpc": "2.0", "id": ' + json.dumps(mid).encode() + b', "result": {"tools": [{"name": "'
+            head = (
+                b'{"jsonrpc": "2.0", "id": '
+                + json.dumps(mid).encode()
+                + b', "result": {"tools": [{"name": "'
+            )
             chunk = b"a" * (1024 * 1024)
             with lock:
                 out.write(head)
@@ -171,7 +176,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
+    with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
         main()
-    except (BrokenPipeError, KeyboardInterrupt):
-        pass
