@@ -11,7 +11,9 @@ ToolwireError                 base of everything toolwire raises on purpose
 ├── RegistrationError         a tool definition is unusable (bad name, duplicate, bad schema);
 │                             raised at decoration time, never at call time
 └── ClientError               the client side: a server answered with an error, or went away
-    └── ServerError           a JSON-RPC error response received by the client (``code``, ``data``)
+    ├── ServerError           a JSON-RPC error response received by the client (``code``, ``data``)
+    └── ClientTimeout         a request, or a message the client writes, passed its deadline
+                              (also a ``TimeoutError``)
 """
 
 from __future__ import annotations
@@ -59,3 +61,8 @@ class ServerError(ClientError):
         self.code = code
         self.message = message
         self.data = data
+
+
+class ClientTimeout(ClientError, TimeoutError):
+    """A request was not answered, or a message could not be written, within the client's
+    deadline (``Client(timeout=...)`` or a call's ``timeout=``)."""

@@ -15,6 +15,13 @@ The client picks the revision itself: 2026-07-28 when the server answers
 raises :class:`ClientError`). With ``cache_tools=True``, ``list_tools`` is cached for the
 ``ttlMs`` the server gives (2026-07-28) and until ``notifications/tools/list_changed``.
 :class:`~toolwire.client.SyncClient` offers the same calls without ``async``.
+
+Bounds that hold by default: every request, and every message the client writes, has a
+deadline (``timeout``, 60 s; a call's own ``timeout=`` overrides it) whose expiry raises
+:class:`~toolwire.ClientTimeout`; an answer larger than ``max_message_bytes`` (64 MiB)
+fails its request without being read whole; at most ``max_server_requests`` (32) of the
+server's requests are answered at once, the excess at once with a JSON-RPC error; and a
+malformed answer raises :class:`ClientError` naming what was wrong.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from .. import __version__, jsonrpc
-from ..errors import ClientError, RPCError, ServerError
+from ..errors import ClientError, ClientTimeout, RPCError, ServerError
 from ..protocol.revisions import (
     LATEST,
     LATEST_LEGACY,
@@ -43,9 +50,11 @@ from ..protocol.revisions import (
     MODERN_REVISIONS,
     REVISIONS,
 )
-from ..transports.base import ClientTransport
+from ..transports.base import MAX_MESSAGE_BYTES, ClientTransport
+from .answers import Deadline, result_of
 from .outputs import OutputChecks
 from .primitives import PRIMITIVE_NOTIFICATIONS, ClientPrimitives
+from .questions import MAX_SERVER_REQUESTS, Handler, ServerQuestions
 from .tools import CallResult, ClientTools, ProgressHandler
 
 __all__ = ["CallResult", "Client"]
@@ -53,20 +62,25 @@ __all__ = ["CallResult", "Client"]
 logger = logging.getLogger("toolwire.client")
 
 JSON = dict[str, Any]
-Handler = Callable[[JSON], Any]  # answers a server's question: params -> result (may be async)
 
 MAX_INPUT_ROUNDS = 10
 KEPT_NOTIFICATIONS = 1_000
+CANCEL_GRACE = 2.0  # seconds the notifications/cancelled of a timed-out request may take
 T = TypeVar("T")
 
 
-class Client(ClientTools, ClientPrimitives):
+class Client(ClientTools, ClientPrimitives, ServerQuestions):
     """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
     server object.
 
     ``headers`` go on every HTTP request; ``auth`` authorizes HTTP requests: a bearer token
     string, or :class:`~toolwire.client.oauth.OAuth` for the OAuth flow. ``cache_tools=True``
     keeps the tool list between :meth:`list_tools` calls (see there).
+
+    ``timeout`` (seconds, ``None`` for none) is the deadline of every request, writing it
+    included, and of every notification or answer the client writes; ``max_message_bytes``
+    bounds one message from the server; ``max_server_requests`` bounds the server's requests
+    answered at once.
     """
 
     def __init__(
@@ -76,7 +90,7 @@ class Client(ClientTools, ClientPrimitives):
         protocol_version: str | None = None,
         client_info: JSON | None = None,
         capabilities: JSON | None = None,
-        timeout: float = 60.0,
+        timeout: float | None = 60.0,
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         stderr: Any = None,
@@ -88,6 +102,8 @@ class Client(ClientTools, ClientPrimitives):
         headers: dict[str, str] | None = None,
         auth: Any = None,
         cache_tools: bool = False,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+        max_server_requests: int = MAX_SERVER_REQUESTS,
     ) -> None:
         if protocol_version is not None and protocol_version not in REVISIONS:
             raise ValueError(
@@ -112,10 +128,12 @@ class Client(ClientTools, ClientPrimitives):
         self._answering: dict[str | int, asyncio.Task[None]] = {}  # the server's open questions
         self._acknowledgements: dict[str | int, asyncio.Future[None]] = {}
         self.timeout = timeout
+        self.max_message_bytes = max_message_bytes
+        self.max_server_requests = max_server_requests
         self.server_info: JSON = {}
         self.server_capabilities: JSON = {}
         self.instructions: str | None = None
-        self._transport_options = {"env": env, "cwd": cwd, "stderr": stderr}
+        self._transport_options: JSON = {"env": env, "cwd": cwd, "stderr": stderr}
         self._transport: ClientTransport | None = None
         self._ids = itertools.count(1)
         self._pending: dict[str | int, asyncio.Future[JSON]] = {}
@@ -169,7 +187,11 @@ class Client(ClientTools, ClientPrimitives):
             from ..transports.http_client import HttpClientTransport
 
             http = HttpClientTransport(
-                target, headers=self._http_headers, timeout=self.timeout, auth=self.auth
+                target,
+                headers=self._http_headers,
+                timeout=self.timeout if self.timeout is not None else 60.0,
+                auth=self.auth,
+                max_message_bytes=self.max_message_bytes,
             )
             await http.open()
             return http
@@ -178,7 +200,9 @@ class Client(ClientTools, ClientPrimitives):
             command = [sys.executable, *command]
         from ..transports.process import SubprocessTransport
 
-        transport = SubprocessTransport(command, **self._transport_options)
+        transport = SubprocessTransport(
+            command, max_message_bytes=self.max_message_bytes, **self._transport_options
+        )
         await transport.start()
         return transport
 
@@ -192,7 +216,9 @@ class Client(ClientTools, ClientPrimitives):
                 if wanted is not None:
                     raise
             else:
-                supported = result.get("supportedVersions") or []
+                supported = result.get("supportedVersions")
+                if not isinstance(supported, list):
+                    raise ClientError("server/discover answered without a supportedVersions list")
                 if version in supported:
                     self.protocol_version = version
                     self._learn(result)
@@ -214,19 +240,19 @@ class Client(ClientTools, ClientPrimitives):
         if version not in LEGACY_REVISIONS or (wanted is not None and version != wanted):
             raise ClientError(f"The server answered initialize with protocol version {version!r}")
         self.protocol_version = version
-        self.server_info = result.get("serverInfo") or {}
-        self.server_capabilities = result.get("capabilities") or {}
-        self.instructions = result.get("instructions")
+        self.server_info = _object(result.get("serverInfo"))
+        self.server_capabilities = _object(result.get("capabilities"))
+        self.instructions = _text(result.get("instructions"))
         await self._notify("notifications/initialized")
         if self.log_level is not None and "logging" in self.server_capabilities:
             await self._request("logging/setLevel", {"level": self.log_level})
 
     def _learn(self, discover: JSON) -> None:
-        self.server_capabilities = discover.get("capabilities") or {}
-        self.instructions = discover.get("instructions")
-        self.server_info = (discover.get("_meta") or {}).get(
-            "io.modelcontextprotocol/serverInfo"
-        ) or {}
+        self.server_capabilities = _object(discover.get("capabilities"))
+        self.instructions = _text(discover.get("instructions"))
+        self.server_info = _object(
+            _object(discover.get("_meta")).get("io.modelcontextprotocol/serverInfo")
+        )
 
     @property
     def modern(self) -> bool:
@@ -276,7 +302,10 @@ class Client(ClientTools, ClientPrimitives):
             return False
         if not isinstance(message, dict) or "method" in message:
             return False
-        future = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+        mid = message.get("id")
+        if not isinstance(mid, (str, int)):
+            return False
+        future = self._pending.pop(mid, None)
         if future is None:
             return False
         if not future.done():
@@ -287,6 +316,8 @@ class Client(ClientTools, ClientPrimitives):
         assert self._transport is not None
         if hasattr(self._transport, "take_now"):
             self._transport.take_now = self._take_now
+        if hasattr(self._transport, "on_failure"):
+            self._transport.on_failure = self._fail_request
         while True:
             self._dispatching = False
             data = await self._transport.receive()
@@ -304,7 +335,11 @@ class Client(ClientTools, ClientPrimitives):
                 logger.warning("Ignoring a message that is not JSON: %.200r", data)
                 continue
             try:
-                await self._dispatch(message)
+                if isinstance(message, list):  # a batch (2025-03-26): each message in turn
+                    for item in message:
+                        await self._dispatch(item)
+                else:
+                    await self._dispatch(message)
             except Exception:
                 logger.exception("Failed to handle a message from the server")
 
@@ -312,19 +347,31 @@ class Client(ClientTools, ClientPrimitives):
         if not isinstance(message, dict):
             logger.warning("Ignoring a message that is not an object: %.200r", message)
             return
+        mid = message.get("id")
         if "method" in message:
-            if "id" in message:  # answered on its own task: a person may take a while
-                task = asyncio.create_task(self._server_request(message))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-                if isinstance(message["id"], (str, int)):  # so the server can withdraw it
-                    self._answering[message["id"]] = task
+            if "id" not in message:
+                if isinstance(message["method"], str) and isinstance(
+                    message.get("params", {}), dict
+                ):
+                    await self._notification(message)
+                else:
+                    logger.warning("Ignoring a malformed notification: %.200r", message)
             else:
-                await self._notification(message)
+                await self._question(message)
             return
-        future = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
-        if future is not None and not future.done():
+        future = self._pending.pop(mid, None) if isinstance(mid, (str, int)) else None
+        if future is None:
+            logger.warning(
+                "Ignoring an answer to no request the client is waiting for: %.200r", message
+            )
+        elif not future.done():
             future.set_result(message)
+
+    def _fail_request(self, mid: Any, text: str) -> None:
+        """The transport could not deliver request ``mid``'s answer (too large, say)."""
+        future = self._pending.pop(mid, None) if isinstance(mid, (str, int)) else None
+        if future is not None and not future.done():
+            future.set_exception(ClientError(text))
 
     async def _notification(self, message: JSON) -> None:
         self.notifications.append(message)
@@ -338,7 +385,7 @@ class Client(ClientTools, ClientPrimitives):
             if answering is not None:
                 answering.cancel()  # and no answer is sent (CN-04)
         elif message["method"] == "notifications/subscriptions/acknowledged":
-            sid = ((message.get("params") or {}).get("_meta") or {}).get(META_SUBSCRIPTION_ID)
+            sid = _object(_object(message.get("params")).get("_meta")).get(META_SUBSCRIPTION_ID)
             waiting = self._acknowledgements.pop(sid, None) if sid is not None else None
             if waiting is not None and not waiting.done():
                 waiting.set_result(None)
@@ -350,7 +397,8 @@ class Client(ClientTools, ClientPrimitives):
                 await outcome
         elif message["method"] == "notifications/progress":
             params = message.get("params") or {}
-            handler = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
+            token = params.get("progressToken")
+            handler = self._progress.get(token) if isinstance(token, (str, int)) else None
             if handler is not None:
                 outcome = handler(
                     params.get("progress", 0), params.get("total"), params.get("message")
@@ -358,50 +406,37 @@ class Client(ClientTools, ClientPrimitives):
                 if inspect.isawaitable(outcome):
                     await outcome
 
-    async def _server_request(self, message: JSON) -> None:
-        try:
-            await self._answer_server(message)
-        finally:
-            if isinstance(message["id"], (str, int)):
-                self._answering.pop(message["id"], None)
-
-    async def _answer_server(self, message: JSON) -> None:
-        method = message["method"]
-        if method == "ping":
-            await self._send(jsonrpc.result_bytes(message["id"], {}))
-            return
-        try:
-            result = await self._answer(method, message.get("params") or {})
-        except RPCError as exc:
-            await self._send(jsonrpc.error_bytes(message["id"], exc))
-        else:
-            await self._send(jsonrpc.result_bytes(message["id"], result))
-
-    async def _answer(self, method: str, params: JSON) -> JSON:
-        """The result for a server's question (a legacy request or a modern input request)."""
-        answerer = self._answerers.get(method)
-        if answerer is None:
-            raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
-        try:
-            outcome = answerer(params)
-            if inspect.isawaitable(outcome):
-                outcome = await outcome
-        except RPCError:  # the handler's own answer: an error with its code
-            raise
-        except Exception as exc:
-            logger.exception("The %s handler failed", method)
-            raise RPCError(jsonrpc.INTERNAL_ERROR, f"the {method} handler failed") from exc
-        return outcome  # type: ignore[no-any-return]
-
     def _fail_pending(self, error: Exception) -> None:
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(error)
         self._pending.clear()
 
-    async def _notify(self, method: str, params: JSON | None = None) -> None:
+    async def _notify(
+        self, method: str, params: JSON | None = None, timeout: float | None = None
+    ) -> None:
         assert self._transport is not None
-        await self._send(jsonrpc.notification_bytes(method, params))
+        await self._send_within(
+            jsonrpc.notification_bytes(method, params), method, timeout or self.timeout
+        )
+
+    async def _send_within(self, data: bytes, what: str, timeout: float | None = None) -> None:
+        """Write ``data``, waiting at most ``timeout`` (the client's) for a blocked write."""
+        seconds = timeout or self.timeout
+        if seconds is None:
+            await self._send(data)
+            return
+        deadline = Deadline(None, asyncio.current_task())
+        deadline.writing = True
+        timer = asyncio.get_running_loop().call_later(seconds, deadline)
+        try:
+            await self._send(data)
+        except asyncio.CancelledError:
+            if deadline.interrupted():
+                raise ClientTimeout(f"Sending {what} timed out after {seconds:g} s") from None
+            raise
+        finally:
+            timer.cancel()
 
     async def _request(
         self, method: str, params: JSON | None = None, timeout: float | None = None
@@ -414,31 +449,46 @@ class Client(ClientTools, ClientPrimitives):
         loop = asyncio.get_running_loop()
         future: asyncio.Future[JSON] = loop.create_future()
         self._pending[mid] = future
-        await self._send(jsonrpc.request_bytes(mid, method, params))
-        # A timer rather than asyncio.wait_for: the answer wakes this task directly.
-        timer = loop.call_later(timeout or self.timeout, _expire, future)
+        seconds = timeout or self.timeout
+        # A timer rather than asyncio.wait_for: the answer wakes this task directly. It runs
+        # from before the write, which a server that stops reading can block.
+        deadline = Deadline(future, asyncio.current_task())
+        timer = loop.call_later(seconds, deadline) if seconds is not None else None
         try:
+            deadline.writing = True
+            await self._send(jsonrpc.request_bytes(mid, method, params))
+            deadline.writing = False
             response = await future
         except asyncio.TimeoutError:
             await self._abandon(mid, method, "timed out")
-            raise ClientError(f"{method} timed out after {timeout or self.timeout:g} s") from None
+            raise ClientTimeout(f"{method} timed out after {seconds:g} s") from None
         except asyncio.CancelledError:  # the caller gave up: tell the server to stop (CN-11)
+            if deadline.interrupted():
+                await self._abandon(mid, method, "timed out")
+                raise ClientTimeout(
+                    f"{method} timed out after {seconds:g} s (the server is not reading)"
+                ) from None
             await self._abandon(mid, method, "cancelled by the client")
             raise
+        except BaseException:
+            self._pending.pop(mid, None)
+            raise
         finally:
-            timer.cancel()
-        if "error" in response:
-            error = response["error"]
-            raise ServerError(error.get("code", 0), error.get("message", ""), error.get("data"))
-        return response["result"]  # type: ignore[no-any-return]
+            if timer is not None:
+                timer.cancel()
+        return result_of(method, response)
 
     async def _abandon(self, mid: int, method: str, reason: str) -> None:
         """Stop waiting for request ``mid`` and say so to the server; an answer that still
-        arrives is dropped (CN-05). ``initialize`` is never cancelled (LC-12)."""
+        arrives is dropped (CN-05). ``initialize`` is never cancelled (LC-12). Sending the
+        notification waits at most ``CANCEL_GRACE`` seconds."""
         self._pending.pop(mid, None)
         if method != "initialize" and self.ended is None:
+            grace = min(CANCEL_GRACE, self.timeout or CANCEL_GRACE)
             with contextlib.suppress(Exception):
-                await self._notify("notifications/cancelled", {"requestId": mid, "reason": reason})
+                await self._notify(
+                    "notifications/cancelled", {"requestId": mid, "reason": reason}, grace
+                )
 
     async def request(
         self, method: str, params: JSON | None = None, *, timeout: float | None = None
@@ -504,8 +554,16 @@ class Client(ClientTools, ClientPrimitives):
         if uris:
             wanted["resourceSubscriptions"] = uris
         params = self._modern_params({"notifications": wanted})
-        await self._send(jsonrpc.request_bytes(mid, "subscriptions/listen", params))
-        await asyncio.wait_for(acknowledged, self.timeout)
+        await self._send_within(
+            jsonrpc.request_bytes(mid, "subscriptions/listen", params), "subscriptions/listen"
+        )
+        try:
+            await asyncio.wait_for(acknowledged, self.timeout)
+        except asyncio.TimeoutError:
+            self._acknowledgements.pop(mid, None)
+            raise ClientTimeout(
+                f"subscriptions/listen was not acknowledged within {self.timeout:g} s"
+            ) from None
         return mid
 
 
@@ -514,6 +572,9 @@ def _settle(future: asyncio.Future[JSON]) -> None:
         future.exception()
 
 
-def _expire(future: asyncio.Future[JSON]) -> None:
-    if not future.done():
-        future.set_exception(asyncio.TimeoutError())
+def _object(value: Any) -> JSON:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ClientError
 from ..protocol.revisions import META_SUBSCRIPTION_ID
+from .answers import objects
 
 logger = logging.getLogger("toolwire.client")
 
@@ -64,15 +65,14 @@ async def walk_pages(
     cursor: str | None = None
     for _ in range(MAX_PAGES):
         result = await request(method, {"cursor": cursor} if cursor is not None else None)
-        page = result.get(key)
-        if not isinstance(page, list):
-            raise ClientError(f"{method} answered without a {key!r} list")
-        items.extend(page)
+        items.extend(objects(method, key, result.get(key)))
         if isinstance(result.get("ttlMs"), (int, float)):
             ttl = float(result["ttlMs"]) if ttl is None else min(ttl, float(result["ttlMs"]))
         cursor = result.get("nextCursor")
         if cursor is None:
             return items, ttl
+        if not isinstance(cursor, str):
+            raise ClientError(f"{method} answered with a nextCursor that is not a string")
     raise ClientError(f"{method} did not end after {MAX_PAGES:,} pages")
 
 
@@ -160,7 +160,7 @@ class ClientPrimitives:
     if TYPE_CHECKING:  # provided by Client
         protocol_version: str | None
         server_capabilities: JSON
-        timeout: float
+        timeout: float | None
         notifications: list[JSON]
         _pending: dict[str | int, asyncio.Future[JSON]]
 
@@ -208,9 +208,7 @@ class ClientPrimitives:
         """Read a resource (a listed URI or one made from a template). An unknown URI raises
         :class:`~toolwire.ServerError` (code -32002 up to 2025-11-25, -32602 on 2026-07-28)."""
         result = await self.request("resources/read", {"uri": uri}, timeout=timeout)
-        contents = result.get("contents")
-        if not isinstance(contents, list):
-            raise ClientError("resources/read answered without a 'contents' list")
+        contents = objects("resources/read", "contents", result.get("contents"))
         return ResourceResult(contents=contents, raw=result)
 
     async def get_prompt(
@@ -225,9 +223,7 @@ class ClientPrimitives:
         if arguments:
             params["arguments"] = dict(arguments)
         result = await self.request("prompts/get", params, timeout=timeout)
-        messages = result.get("messages")
-        if not isinstance(messages, list):
-            raise ClientError("prompts/get answered without a 'messages' list")
+        messages = objects("prompts/get", "messages", result.get("messages"))
         description = result.get("description")
         return PromptResult(
             messages=messages,

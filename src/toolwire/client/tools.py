@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .answers import content_blocks, named
 from .outputs import OutputChecks
 from .primitives import walk_pages
 
@@ -77,6 +78,7 @@ class ClientTools:
             return list(self._tools)
         generation = self._tools_generation
         tools, ttl = await walk_pages(self.request, "tools/list", "tools")
+        named("tools/list", "tools", tools, "name")
         self._outputs.learn(tools)
         if generation == self._tools_generation:  # no change announced meanwhile
             self._cache_tools(tools, ttl)
@@ -124,7 +126,7 @@ class ClientTools:
                 self._progress.pop(token, None)
         await self._check_structured(name, result)
         return CallResult(
-            content=result.get("content", []),
+            content=content_blocks("tools/call", result.get("content", [])),
             structured=result.get("structuredContent"),
             is_error=bool(result.get("isError")),
             raw=result,

@@ -6,6 +6,9 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from .. import jsonrpc
+from ..errors import RPCError
+
 
 class Connection(Protocol):
     """The server side of one connection, as a transport sees it."""
@@ -44,15 +47,34 @@ class ClientTransport(Protocol):
     async def close(self) -> None: ...
 
 
-class QueueReceiver:
-    """Incoming messages in a queue; ``None`` marks the end of the stream."""
+#: The largest message a client transport reads (a stdio line, an HTTP body or SSE event):
+#: the same bound the stdio server keeps.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+#: The most bytes of messages a client transport holds for its reader before it stops
+#: reading from the server (backpressure); one message of any allowed size always fits.
+MAX_QUEUED_BYTES = 8 * 1024 * 1024
 
-    def __init__(self) -> None:
+
+class QueueReceiver:
+    """Incoming messages in a queue; ``None`` marks the end of the stream.
+
+    The queue is bounded by size: a transport's reading side awaits :meth:`put`, which waits
+    while ``max_queued_bytes`` are already waiting for the reader, so a server that writes
+    faster than the client reads is slowed down instead of filling the client's memory.
+    """
+
+    def __init__(self, max_queued_bytes: int = MAX_QUEUED_BYTES) -> None:
         self.incoming: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.ended = False
+        self.max_queued_bytes = max_queued_bytes
+        self._queued_bytes = 0
+        self._room: asyncio.Event | None = None  # set when a waiting put may go on
         # The reader may take a message at once (an answer it is waiting for) when nothing
         # is queued before it; it returns True if it did. Saves a task switch per answer.
         self.take_now: Callable[[bytes], bool] | None = None
+        # Fails request ``mid`` on the client side (a ClientError with the text); without
+        # it a JSON-RPC error answer is delivered instead.
+        self.on_failure: Callable[[Any, str], None] | None = None
 
     def deliver(self, data: bytes) -> None:
         if self.ended:
@@ -60,14 +82,39 @@ class QueueReceiver:
         take_now = self.take_now
         if take_now is not None and self.incoming.empty() and take_now(data):
             return
+        self._queued_bytes += len(data)
         self.incoming.put_nowait(data)
+
+    async def put(self, data: bytes) -> None:
+        """Deliver ``data`` once the queue has room for it."""
+        while self._queued_bytes >= self.max_queued_bytes and not self.ended:
+            if self._room is None:
+                self._room = asyncio.Event()
+            self._room.clear()
+            await self._room.wait()
+        self.deliver(data)
+
+    def fail(self, mid: Any, text: str) -> None:
+        """Request ``mid`` cannot be answered (its answer was too large, say)."""
+        if self.on_failure is not None:
+            self.on_failure(mid, text)
+        elif mid is not None:
+            self.deliver(jsonrpc.error_bytes(mid, RPCError(jsonrpc.INTERNAL_ERROR, text)))
 
     def end(self) -> None:
         if not self.ended:
             self.ended = True
             self.incoming.put_nowait(None)
+            if self._room is not None:
+                self._room.set()
 
     async def receive(self) -> bytes | None:
         if self.ended and self.incoming.empty():
             return None
-        return await self.incoming.get()
+        data = await self.incoming.get()
+        if data is not None:
+            self._queued_bytes -= len(data)
+            room = self._room
+            if room is not None and self._queued_bytes < self.max_queued_bytes:
+                room.set()
+        return data

@@ -19,6 +19,10 @@ what to do when the server answers 401 or 403; the request is then sent again, a
 at most. An authorization that fails on a 401 ends the connection (nothing more can be
 asked of the server); one that fails on a 403 fails that request only.
 
+Answers are read in pieces and never beyond ``max_message_bytes`` (a JSON body, or one SSE
+event): a larger answer fails its request with a :class:`~toolwire.ClientError` and the
+response is closed unread; one on the GET stream ends that stream.
+
 ``httpx`` is imported when the transport is opened: ``pip install 'toolwire[http]'``.
 """
 
@@ -37,7 +41,7 @@ import orjson
 from .. import jsonrpc
 from ..errors import ClientError, RPCError
 from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
-from .base import QueueReceiver
+from .base import MAX_MESSAGE_BYTES, QueueReceiver
 from .http_client_auth import (
     MAX_AUTH_RETRIES,
     AuthFailed,
@@ -66,6 +70,10 @@ class _SessionExpired(Exception):
     """The server answered 404 for our session id."""
 
 
+class _TooLarge(Exception):
+    """An answer (a body or an SSE event) is larger than the transport accepts."""
+
+
 class HttpClientTransport(QueueReceiver):
     """Speaks Streamable HTTP to ``url``; ``headers`` are added to every request."""
 
@@ -76,8 +84,10 @@ class HttpClientTransport(QueueReceiver):
         headers: dict[str, str] | None = None,
         timeout: float = 60.0,
         auth: str | HttpAuth | None = None,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         super().__init__()
+        self.max_message_bytes = max_message_bytes
         self.url = url
         self.extra_headers = dict(headers or {})
         self.timeout = timeout
@@ -263,26 +273,39 @@ class HttpClientTransport(QueueReceiver):
             await self._read_answer(response, mid, remember=is_initialize)
 
     async def _read_answer(self, response: Any, mid: Any, *, remember: bool = False) -> None:
+        try:
+            await self._read_message(response, mid, remember)
+        except _TooLarge:
+            logger.warning("An HTTP answer was larger than %s bytes", self.max_message_bytes)
+            if mid is not None:
+                self.fail(
+                    mid,
+                    f"The server's answer is larger than {self.max_message_bytes} bytes "
+                    "(max_message_bytes); it was not read",
+                )
+
+    async def _read_message(self, response: Any, mid: Any, remember: bool) -> None:
         status = response.status_code
+        limit = self.max_message_bytes
         if status == 202 or (mid is None and status < 300):
-            await response.aread()
+            await _body(response, limit)
             return
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            async for data in _events(response):
-                self._take(data, remember)
+            async for data in _events(response, limit):
+                await self._take(data, remember)
             return
-        body = await response.aread()
+        body = await _body(response, limit)
         if kind == "application/json" and body:
             if status < 300:
-                self._take(body, remember)
+                await self._take(body, remember)
                 return
             # an error status: its body answers the request only if it is JSON-RPC (an
             # OAuth error document, say, is not a message)
             with contextlib.suppress(orjson.JSONDecodeError):
                 answer = orjson.loads(body)
                 if isinstance(answer, dict) and answer.get("jsonrpc") == "2.0":
-                    self._take(body, remember)
+                    await self._take(body, remember)
                     if mid is None or answer.get("id") == mid:
                         return
         if mid is not None:
@@ -334,7 +357,7 @@ class HttpClientTransport(QueueReceiver):
             else:
                 self._header_params.pop(tool["name"], None)
 
-    def _take(self, data: bytes, remember: bool) -> None:
+    async def _take(self, data: bytes, remember: bool) -> None:
         if self._listings:
             self._learn_tools(data)
         if remember:  # the negotiated revision goes on every later request
@@ -343,7 +366,7 @@ class HttpClientTransport(QueueReceiver):
                 version = result.get("protocolVersion")
                 if isinstance(version, str):
                     self.protocol_version = version
-        self.deliver(data)
+        await self.put(data)
 
     async def _renew(self) -> None:
         """Initialize again (once) after the server forgot the session (HT-24)."""
@@ -374,11 +397,13 @@ class HttpClientTransport(QueueReceiver):
     async def _cancel(self, message: JSON, data: bytes) -> None:
         rid = (message.get("params") or {}).get("requestId")
         task = self._requests.get(rid)
-        if self.session_id is not None:  # legacy: tell the server, then stop reading
-            with contextlib.suppress(Exception):
-                await self._post(data, message, None)
-        if task is not None:  # closing the response stream cancels a modern request
-            task.cancel()
+        try:
+            if self.session_id is not None:  # legacy: tell the server, then stop reading
+                with contextlib.suppress(Exception):
+                    await self._post(data, message, None)
+        finally:  # even when the client stopped waiting for the notification's POST
+            if task is not None:  # closing the response stream cancels a modern request
+                task.cancel()
 
     # ------------------------------------------------------------ the GET stream
 
@@ -394,31 +419,69 @@ class HttpClientTransport(QueueReceiver):
         try:
             async with self._open("GET", headers) as response:
                 if response.status_code != 200:  # 405: the server keeps no such stream
-                    await response.aread()
+                    await _body(response, self.max_message_bytes)
                     return
-                async for data in _events(response):
-                    self.deliver(data)
+                async for data in _events(response, self.max_message_bytes):
+                    await self.put(data)
         except asyncio.CancelledError:
             raise
         except AuthFailed as exc:
             self._auth_failed(None, exc)
+        except _TooLarge:
+            logger.warning(
+                "The GET stream sent an event larger than %s bytes; it is closed",
+                self.max_message_bytes,
+            )
         except Exception:
             logger.debug("The GET stream ended", exc_info=True)
 
 
-async def _events(response: Any) -> Any:
-    """The ``data`` of each SSE event in ``response`` (priming events, with none, skipped)."""
-    lines: list[str] = []
-    async for line in response.aiter_lines():
-        if line == "":
-            if any(lines):  # an event whose data is empty (a priming event) is not dispatched
-                yield "\n".join(lines).encode()
-            lines = []
-            continue
-        if line.startswith(":"):
-            continue
-        field, _, value = line.partition(":")
-        if field == "data":
-            lines.append(value[1:] if value.startswith(" ") else value)
+async def _body(response: Any, limit: int) -> bytes:
+    """The body of ``response``, read in pieces; :class:`_TooLarge` past ``limit`` bytes."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _TooLarge
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise _TooLarge
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+async def _events(response: Any, limit: int) -> AsyncIterator[bytes]:
+    """The ``data`` of each SSE event in ``response`` (priming events, with none, skipped);
+    :class:`_TooLarge` when a line or an event passes ``limit`` bytes."""
+    pending = b""
+    lines: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        pending += chunk
+        if pending.endswith(b"\r"):  # maybe half of a CRLF: wait for the next piece
+            text, pending = pending[:-1], b"\r"
+        else:
+            text, pending = pending, b""
+        pieces = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        pending = pieces.pop() + pending  # the unfinished last line
+        if len(pending) > limit:
+            raise _TooLarge
+        for line in pieces:
+            if not line:
+                if any(lines):  # an event whose data is empty (a priming event) is not sent
+                    yield b"\n".join(lines)
+                lines, size = [], 0
+            elif line.startswith(b"data:"):
+                value = line[5:]
+                value = value[1:] if value.startswith(b" ") else value
+                size += len(value) + 1
+                if size > limit:
+                    raise _TooLarge
+                lines.append(value)
+            # comments (":") and the other fields (event, id, retry) carry no message
+    if pending.rstrip(b"\r").startswith(b"data:"):
+        value = pending.rstrip(b"\r")[5:]
+        lines.append(value[1:] if value.startswith(b" ") else value)
     if any(lines):
-        yield "\n".join(lines).encode()
+        yield b"\n".join(lines)

@@ -1,15 +1,31 @@
-"""The client end of stdio: a server started as a subprocess, one message per line."""
+"""The client end of stdio: a server started as a subprocess, one message per line.
+
+A line longer than ``max_message_bytes`` is never held whole: it is read in pieces and
+dropped, and the request it answers fails with a :class:`~toolwire.ClientError` (its id is
+read from the start of the line, where servers put it); when no id can be read there, the
+connection ends with that reason. Lines wait for the client in a queue bounded by size
+(:class:`~.base.QueueReceiver`), so a server that floods the client is slowed down.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-from .base import QueueReceiver
+import orjson
+
+from .base import MAX_MESSAGE_BYTES, QueueReceiver
+
+STREAM_LIMIT = 1024 * 1024  # the pipe reader's buffer: lines past it are read in pieces
+#: The id of a response whose ``id`` comes first (or right after ``"jsonrpc"``).
+LEADING_ID = re.compile(
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]*")\s*,'
+)
 
 
 class SubprocessTransport(QueueReceiver):
@@ -26,14 +42,14 @@ class SubprocessTransport(QueueReceiver):
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         stderr: IO[Any] | int | None = None,
-        max_line_bytes: int = 64 * 1024 * 1024,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         super().__init__()
         self.command = list(command)
         self.env = {**os.environ, **env} if env is not None else None
         self.cwd = cwd
         self.stderr = stderr
-        self.max_line_bytes = max_line_bytes
+        self.max_message_bytes = max_message_bytes
         self.process: asyncio.subprocess.Process | None = None
         self.ended_reason: str | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -46,7 +62,7 @@ class SubprocessTransport(QueueReceiver):
             stderr=self.stderr if self.stderr is not None else sys.stderr,
             env=self.env,
             cwd=self.cwd,
-            limit=self.max_line_bytes,
+            limit=min(self.max_message_bytes + 1, STREAM_LIMIT),
         )
         self._reader = asyncio.create_task(self._read())
 
@@ -55,16 +71,61 @@ class SubprocessTransport(QueueReceiver):
         stdout = self.process.stdout
         try:
             while True:
-                line = await stdout.readline()
-                if not line:
+                try:
+                    line = await stdout.readuntil(b"\n")
+                except asyncio.IncompleteReadError as exc:  # the end, maybe after a last line
+                    if exc.partial.strip() and len(exc.partial) <= self.max_message_bytes:
+                        await self.put(exc.partial)
                     break
+                except asyncio.LimitOverrunError as exc:
+                    if not await self._long_line(stdout, await stdout.readexactly(exc.consumed)):
+                        break
+                    continue
                 if line.strip():
-                    self.deliver(line)
-        except (ValueError, ConnectionError):  # an over-long line or a broken pipe ends the stream
+                    await self.put(line)
+        except (asyncio.IncompleteReadError, ConnectionError):  # a broken pipe ends the stream
             pass
         finally:
-            await self._note_exit()
+            if self.ended_reason is None:
+                await self._note_exit()
             self.end()
+
+    async def _long_line(self, stdout: asyncio.StreamReader, start: bytes) -> bool:
+        """Read a line longer than the pipe reader's buffer, beginning with ``start``; it is
+        delivered if it fits ``max_message_bytes``, else dropped. False: the stream ended."""
+        parts, size = [start], len(start)
+        while True:
+            try:
+                piece = await stdout.readuntil(b"\n")
+                done = True
+            except asyncio.LimitOverrunError as exc:
+                piece, done = await stdout.readexactly(exc.consumed), False
+            size += len(piece)
+            if size > self.max_message_bytes:
+                return await self._too_long(stdout, parts[0], done)
+            parts.append(piece)
+            if done:
+                await self.put(b"".join(parts))
+                return True
+
+    async def _too_long(self, stdout: asyncio.StreamReader, start: bytes, done: bool) -> bool:
+        """Drop the rest of an over-long line and fail the request it answers."""
+        while not done:
+            try:
+                await stdout.readuntil(b"\n")
+                done = True
+            except asyncio.LimitOverrunError as exc:
+                await stdout.readexactly(exc.consumed)
+        text = f"The server sent a message larger than {self.max_message_bytes} bytes"
+        match = LEADING_ID.match(start)
+        if match is None:  # nobody to fail: the conversation cannot go on
+            self.ended_reason = (
+                f"the server sent a message larger than {self.max_message_bytes} bytes"
+            )
+            return False
+        mid = orjson.loads(match.group(1))
+        self.fail(mid, f"{text} (max_message_bytes); it was dropped")
+        return True
 
     async def _note_exit(self) -> None:
         """Say why the stream ended: the process's exit code, if it exited."""
