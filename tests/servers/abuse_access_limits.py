@@ -20,7 +20,7 @@ TOKENS = {
 mcp = Server(
     "abuse-limits",
     auth=ResourceServer("http://127.0.0.1/mcp", [], StaticTokens(TOKENS)),
-    rate_limits=RateLimiter(per_tool={"search": "3/minute", "*": "5/hour"}),
+    rate_limits=RateLimiter(per_tool={"search": "3/hour", "*": "5/hour"}),
 )
 
 
