@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +26,13 @@ import orjson
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from abuse.report import record, rss_mib
 from http_server import serve_http
 from toolwire import Context, Server
 from toolwire.auth import JWTVerifier, ResourceServer, covers
 from toolwire.server import RateLimiter
 from toolwire.server.audit import AuditLog
 
-from abuse.report import record, rss_mib
 from mcp_spec import WireChecker
 from wire import MODERN, SERVERS, modern_meta, raw_server
 
@@ -201,7 +201,7 @@ async def test_a_scheme_scope_does_not_call_a_tool_guarded_by_a_url_scope(
     assert mcp.ran == ["granted"]  # type: ignore[attr-defined]
     record(
         f"scope 'https' vs tool needing {URL_SCOPE} ({revision})",
-        f"-32602 unknown tool; tool ran 0 times for the prefix token, 1 for the granted one",
+        "-32602 unknown tool; tool ran 0 times for the prefix token, 1 for the granted one",
     )
 
 
@@ -313,59 +313,56 @@ def check_batch(session: Legacy, sent: list[JSON], answers: list[JSON]) -> None:
 
 
 async def test_a_flood_of_made_up_tool_names_does_not_refill_a_callers_bucket() -> None:
-    async with limits_server() as (process, url):
-        async with httpx.AsyncClient(timeout=30.0) as http:
-            alice = Legacy(http, url, BATCHING)
-            await alice.open("alice-token")
-            bob = Legacy(http, url, BATCHING)
-            await bob.open("bob-token")
-            for _ in range(3):
-                ok = (await alice.call("alice-token", "search", {"query": "q"})).json()
-                assert not ok["result"].get("isError"), ok
-            refused = (await alice.call("alice-token", "search", {"query": "q"})).json()
-            assert (
-                "Rate limit exceeded for tool 'search'" in refused["result"]["content"][0]["text"]
-            )
-            rss_before = rss_mib(process.pid)
+    async with limits_server() as (process, url), httpx.AsyncClient(timeout=30.0) as http:
+        alice = Legacy(http, url, BATCHING)
+        await alice.open("alice-token")
+        bob = Legacy(http, url, BATCHING)
+        await bob.open("bob-token")
+        for _ in range(3):
+            ok = (await alice.call("alice-token", "search", {"query": "q"})).json()
+            assert not ok["result"].get("isError"), ok
+        refused = (await alice.call("alice-token", "search", {"query": "q"})).json()
+        assert "Rate limit exceeded for tool 'search'" in refused["result"]["content"][0]["text"]
+        rss_before = rss_mib(process.pid)
 
-            latencies: list[float] = []
-            errors = 0
-            done = asyncio.Event()
+        latencies: list[float] = []
+        errors = 0
+        done = asyncio.Event()
 
-            async def bob_meanwhile() -> None:
-                nonlocal errors
-                while not done.is_set():
-                    started = time.perf_counter()
-                    answer = await bob.call("bob-token", "search", {"query": "b"})
-                    latencies.append(time.perf_counter() - started)
-                    if answer.status_code != 200:
-                        errors += 1
+        async def bob_meanwhile() -> None:
+            nonlocal errors
+            while not done.is_set():
+                started = time.perf_counter()
+                answer = await bob.call("bob-token", "search", {"query": "b"})
+                latencies.append(time.perf_counter() - started)
+                if answer.status_code != 200:
+                    errors += 1
 
-            watcher = asyncio.ensure_future(bob_meanwhile())
-            outcomes: dict[str, int] = {}
-            try:
-                for start in range(0, FLOOD, BATCH):
-                    batch = [
-                        request("tools/call", {"name": f"made-up-{n}", "arguments": {}})
-                        for n in range(start, start + BATCH)
-                    ]
-                    response = await alice.http.post(
-                        url,
-                        content=orjson.dumps(batch),
-                        headers=headers("alice-token", alice.id, BATCHING),
-                    )
-                    assert response.status_code == 200
-                    answers = response.json()
-                    assert len(answers) == BATCH
-                    check_batch(alice, batch, answers)
-                    for answer in answers:
-                        kind = "unknown tool" if "error" in answer else "rate limited"
-                        outcomes[kind] = outcomes.get(kind, 0) + 1
-            finally:
-                done.set()
-                await watcher
-            rss_after = rss_mib(process.pid)
-            still = (await alice.call("alice-token", "search", {"query": "q"})).json()
+        watcher = asyncio.ensure_future(bob_meanwhile())
+        outcomes: dict[str, int] = {}
+        try:
+            for start in range(0, FLOOD, BATCH):
+                batch = [
+                    request("tools/call", {"name": f"made-up-{n}", "arguments": {}})
+                    for n in range(start, start + BATCH)
+                ]
+                response = await alice.http.post(
+                    url,
+                    content=orjson.dumps(batch),
+                    headers=headers("alice-token", alice.id, BATCHING),
+                )
+                assert response.status_code == 200
+                answers = response.json()
+                assert len(answers) == BATCH
+                check_batch(alice, batch, answers)
+                for answer in answers:
+                    kind = "unknown tool" if "error" in answer else "rate limited"
+                    outcomes[kind] = outcomes.get(kind, 0) + 1
+        finally:
+            done.set()
+            await watcher
+        rss_after = rss_mib(process.pid)
+        still = (await alice.call("alice-token", "search", {"query": "q"})).json()
     # The debt stands: the flood did not hand alice a fresh bucket.
     assert "Rate limit exceeded for tool 'search'" in still["result"]["content"][0]["text"]
     assert outcomes.get("unknown tool", 0) <= 5  # made-up names share one "*" bucket
@@ -443,7 +440,7 @@ async def test_builtin_errors_in_the_tools_frame_are_masked_raised_ones_are_not(
         for answer in (resource, prompt):
             assert "error" in answer and "internal error (reference" in answer["error"]["message"]
             seen.append(answer["error"]["message"])
-        code, _out, stderr = await server.close()
+        _code, _out, stderr = await server.close()
     everything = "\n".join(seen)
     assert SECRET not in everything and str(root) not in everything
     assert SECRET.encode() in stderr  # the details are in the server log, by reference

@@ -154,9 +154,9 @@ class MemoryBuckets:
         if worst is not None or peek:
             return worst
         if new and len(buckets) + new > self.max_keys:
-            wait = self._make_room(now, new)
-            if wait is not None:
-                return (-1, wait)
+            room = self._make_room(now, new)
+            if room is not None:
+                return (-1, room)
         for (key, rate, _limit), level in zip(demands, levels, strict=True):
             level -= 1.0
             buckets[key] = [level, now, now + (rate.burst - level) / rate.per_second]
