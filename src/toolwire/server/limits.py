@@ -21,10 +21,11 @@ and then ``N`` per period. A call takes one token from every bucket that applies
 when one of them is empty; the caller then gets an ``isError`` result that names the limit
 and says when to retry (also as seconds in ``_meta["io.toolwire/retryAfter"]``). The tool
 does not run. ``per_tool`` limits count each caller separately; ``"*"`` covers tools not
-named.
+named; a name the server does not serve shares one bucket per caller with every other
+such name. Buckets still owed tokens are never forgotten (see :class:`MemoryBuckets`).
 
-The caller is the authenticated identity (``str(request.identity)``: subject or client id)
-when there is one, else the connection: one stdio client, one legacy HTTP session. A
+The caller is the authenticated identity (``str(request.identity)``: subject, client id, or
+``token:<digest>`` for a token that names neither) when there is one, else the connection: one stdio client, one legacy HTTP session. A
 2026-07-28 HTTP request without authentication is a connection of its own, so there only
 ``total`` binds: put authentication in front of per-caller limits on HTTP (a legacy
 session that several workers serve also counts once per worker without it).
