@@ -229,10 +229,18 @@ def test_idle_buckets_are_forgotten_and_the_table_stays_bounded() -> None:
         assert buckets.take([(f"caller:{number}", rate, "caller")]) is None
         clock.now += 0.5
     assert len(buckets) <= 10
-    for number in range(100):  # none idle: the oldest go first, the table stays bounded
+    clock.now += 1.0  # all idle again
+    for number in range(10):
         assert buckets.take([(f"busy:{number}", rate, "caller")]) is None
     assert len(buckets) <= 10
-    assert buckets.take([("busy:99", rate, "caller")]) is not None  # the newest are kept
+    # None idle: a bucket still owed a token is never forgotten (that would hand its
+    # caller a fresh burst); a call needing a new one waits until one has refilled.
+    refused = buckets.take([("busy:10", rate, "caller")])
+    assert refused is not None and refused[0] == -1 and 0 < refused[1] <= 1.0
+    assert buckets.take([("busy:0", rate, "caller")]) == (0, 1.0)  # still owed
+    clock.now += 1.0
+    assert buckets.take([("busy:10", rate, "caller")]) is None
+    assert len(buckets) <= 10
 
 
 # ---------------------------------------------------------------- end to end over stdio
@@ -440,9 +448,9 @@ async def test_an_unreachable_redis_fails_closed_unless_told_otherwise(
     fail_open: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
     dead = RedisBuckets(f"redis://127.0.0.1:{free_port()}/0", timeout=2.0)
-    mcp = Server(
-        "no-redis", rate_limits=RateLimiter(per_caller="5/s", store=dead, fail_open=fail_open)
-    )
+    # total: an unauthenticated connection's own buckets are in its memory, the server's in Redis
+    limiter = RateLimiter(per_caller="5/s", total="100/s", store=dead, fail_open=fail_open)
+    mcp = Server("no-redis", rate_limits=limiter)
 
     @mcp.tool()
     def echo(text: str) -> str:

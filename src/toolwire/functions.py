@@ -12,6 +12,7 @@ import sys
 import typing
 from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from ._schema_common import EMPTY, UNIONS
@@ -136,18 +137,50 @@ def _library_roots() -> tuple[str, ...]:
 
 
 def raised_by(exc: BaseException, tool_source: str | None) -> bool:
-    """True if the innermost Python frame of ``exc`` is the tool's own code, not a library's."""
-    tb = exc.__traceback__
+    """True if the author's own code raised ``exc`` with a ``raise`` statement.
+
+    The innermost Python frame must be the tool's own code (not a library's, the standard
+    library's or toolwire's), and the instruction it stopped at a ``raise``. An exception
+    that a builtin or an operation raised in the tool's own frame (``int(secret)``,
+    ``open(path)``, ``mapping[key]``, ``1 / 0``) stopped at a call or an operator instead:
+    its message was written by Python, about values the tool handled, so it is masked.
+    """
+    tb = _innermost(exc, tool_source)
     if tb is None:
         return False
+    code = tb.tb_frame.f_code.co_code
+    lasti = tb.tb_lasti  # a byte offset into co_code on every supported Python (3.10+)
+    return 0 <= lasti < len(code) and code[lasti] in _raise_opcodes()
+
+
+def own_code(exc: BaseException, tool_source: str | None) -> bool:
+    """True if the innermost Python frame of ``exc`` is the author's code, not a library's
+    (whatever raised it there: a ``raise`` statement or a builtin)."""
+    return _innermost(exc, tool_source) is not None
+
+
+def _innermost(exc: BaseException, tool_source: str | None) -> TracebackType | None:
+    """The innermost traceback entry of ``exc`` if it is in the author's code, else None."""
+    tb = exc.__traceback__
+    if tb is None:
+        return None
     while tb.tb_next is not None:
         tb = tb.tb_next
     filename = tb.tb_frame.f_code.co_filename
     if filename == tool_source:
-        return True
+        return tb
     if filename.startswith("<"):
-        return False
+        return None
     resolved = Path(filename).resolve()
     if _LIBRARY_DIRS.intersection(resolved.parts):  # any installed package, wherever it lives
-        return False
-    return not str(resolved).startswith(_library_roots())
+        return None
+    return None if str(resolved).startswith(_library_roots()) else tb
+
+
+@functools.lru_cache(maxsize=1)
+def _raise_opcodes() -> frozenset[int]:
+    """The opcodes of a ``raise`` statement: ``RAISE_VARARGS`` (``raise X``, and a bare
+    ``raise`` on 3.10) and ``RERAISE``; the same names on Python 3.10 to 3.13."""
+    import dis  # only when an exception is judged: ``import toolwire`` stays light
+
+    return frozenset(dis.opmap[name] for name in ("RAISE_VARARGS", "RERAISE") if name in dis.opmap)

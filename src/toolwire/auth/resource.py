@@ -36,6 +36,7 @@ Only the ``Authorization`` header is read; a token in the query string is never 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Iterable, Mapping
@@ -44,7 +45,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ToolwireError
 from .tokens import AccessToken, covers
-from .verifiers import InvalidToken, TokenVerifier, VerifierUnavailable
+from .verifiers import InvalidToken, TokenVerifier, VerifierUnavailable, token_digest
 
 logger = logging.getLogger("toolwire.auth")
 
@@ -194,6 +195,16 @@ class ResourceServer:
                 "insufficient_scope",
                 description,
             )
+        if (
+            isinstance(caller, AccessToken)
+            and not caller.subject
+            and not caller.client_id
+            and caller.token_id is None
+        ):
+            # A token that names nobody is its own caller, told apart by a digest (which
+            # cannot be turned back into the token, AU-21): two such tokens never share a
+            # session (SB-03), rate buckets or requestState.
+            caller = dataclasses.replace(caller, token_id=token_digest(token).hex()[:32])
         return caller
 
     async def aclose(self) -> None:

@@ -17,7 +17,12 @@ from ..errors import RegistrationError
 @dataclass(frozen=True)
 class AccessToken:
     """A verified caller: ``subject`` (the user), ``client_id``, granted ``scopes``,
-    ``expires_at`` (Unix seconds), and the token's ``claims`` (without the token)."""
+    ``expires_at`` (Unix seconds), and the token's ``claims`` (without the token).
+
+    ``token_id`` tells apart tokens that name nobody (neither ``sub`` nor ``client_id``):
+    :class:`~toolwire.auth.ResourceServer` sets it to a digest of the token, so each such
+    token is a caller of its own (its sessions, rate buckets and ``requestState``), never
+    a shared "anonymous" one."""
 
     subject: str | None = None
     client_id: str | None = None
@@ -26,9 +31,19 @@ class AccessToken:
     issuer: str | None = None
     audience: tuple[str, ...] = ()
     claims: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    token_id: str | None = None
 
     def __str__(self) -> str:
-        return self.subject or self.client_id or "anonymous"
+        if self.subject or self.client_id:
+            return self.subject or self.client_id or ""
+        return f"token:{self.token_id}" if self.token_id else "anonymous"
+
+
+def _hierarchical(scope: str) -> bool:
+    """``:`` separates levels only in plain scopes. A URI scope (one with a ``/``, such as
+    ``https://api.example.com/files.write``, or a ``urn:``) is opaque: its scheme is no
+    parent of it, so only the same scope or an explicit hierarchy covers it."""
+    return "/" not in scope and scope[:4].lower() != "urn:"
 
 
 def covers(
@@ -39,7 +54,10 @@ def covers(
     """True when the ``granted`` scopes include every ``needed`` one (AU-26).
 
     A granted scope covers itself, the scopes ``hierarchy`` lists under it (transitively),
-    and every scope it is a ``:``-prefix of (``files`` covers ``files:read``).
+    and every plain scope it is a whole ``:``-separated prefix of (``files`` covers
+    ``files:read`` and ``files:read:own``, not ``filesystem``). URI scopes
+    (``https://api.example.com/files.write``, ``urn:...``) have no such parents: ``https``
+    does not cover them.
     """
     have = set(granted)
     if hierarchy:
@@ -52,6 +70,8 @@ def covers(
     for scope in needed:
         if scope in have:
             continue
+        if not _hierarchical(scope):
+            return False
         parts = scope.split(":")
         if not any(":".join(parts[:i]) in have for i in range(1, len(parts))):
             return False

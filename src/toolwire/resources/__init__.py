@@ -22,7 +22,7 @@ from typing import Any
 from ..auth.tokens import access_rules
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
-from ..functions import EXPECTED_ERRORS, error_message, is_async, raised_by, unwrap
+from ..functions import EXPECTED_ERRORS, error_message, is_async, own_code, raised_by, unwrap
 from ..schema import InvalidArguments, function_schema
 from .contents import to_contents
 from .uri_template import UriTemplate, is_template
@@ -203,9 +203,12 @@ class _Readable:
 
     def _failure(self, exc: BaseException, uri: str, mask_errors: bool) -> ToolError:
         """What a client is told when the function raised (the rules of tool errors)."""
+        if isinstance(exc, (LookupError, FileNotFoundError)) and own_code(exc, self._source):
+            # Not found, whoever raised it; Python's own message (a key, a path) is not shown.
+            return ResourceNotFound(
+                uri, error_message(exc) if raised_by(exc, self._source) else None
+            )
         if isinstance(exc, EXPECTED_ERRORS) and raised_by(exc, self._source):
-            if isinstance(exc, (LookupError, FileNotFoundError)):
-                return ResourceNotFound(uri, error_message(exc))
             return ToolError(error_message(exc))
         reference = os.urandom(4).hex()
         logger.error("Resource %r failed (reference %s)", uri, reference, exc_info=exc)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
-from .limits import RETRY_AFTER_META, Refusal, caller_of
+from .limits import RETRY_AFTER_META, MemoryBuckets, Refusal, caller_of, connection_buckets
 from .middleware import run_chain
 
 if TYPE_CHECKING:
@@ -84,12 +84,28 @@ class CallGuard:
         entry = self._describe(request, caller, tool)
         limiter = self.limiter
         if limiter is not None:
+            known = self._serves(tool, request)
+            own = connection_buckets(request, connection)
             if not limiter.local:
-                return self._limited_remotely(connection, request, caller, tool, entry, started)
-            refusal = limiter.check(caller, tool)
+                return self._limited_remotely(
+                    connection, request, caller, tool, known, own, entry, started
+                )
+            refusal = limiter.check(caller, tool, known=known, own=own)
             if refusal is not None:
                 return self._refused(request, refusal, entry, started)
         return self._run(connection, request, entry, started)
+
+    def _serves(self, tool: str | None, request: Request) -> bool:
+        """The server serves ``tool`` to this caller (else its name gets no bucket of its
+        own). A server that cannot tell (low-level handlers) serves the names its
+        ``per_tool`` limits list."""
+        if tool is None:
+            return False
+        serves = getattr(self.server, "serves_tool", None)
+        if serves is not None:
+            return bool(serves(tool, request))
+        assert self.limiter is not None
+        return tool in self.limiter.per_tool
 
     def _describe(self, request: Request, caller: str, tool: str | None) -> JSON | None:
         """The audit entry as the call arrived (before middleware may change it)."""
@@ -146,12 +162,14 @@ class CallGuard:
         request: Request,
         caller: str,
         tool: str | None,
+        known: bool,
+        own: MemoryBuckets | None,
         entry: JSON | None,
         started: float,
     ) -> JSON:
         assert self.limiter is not None
         try:
-            refusal = await self.limiter.check_async(caller, tool)
+            refusal = await self.limiter.check_async(caller, tool, known=known, own=own)
         except asyncio.CancelledError:
             if entry is not None:
                 self._log(entry, started, "cancelled")

@@ -21,10 +21,11 @@ and then ``N`` per period. A call takes one token from every bucket that applies
 when one of them is empty; the caller then gets an ``isError`` result that names the limit
 and says when to retry (also as seconds in ``_meta["io.toolwire/retryAfter"]``). The tool
 does not run. ``per_tool`` limits count each caller separately; ``"*"`` covers tools not
-named.
+named; a name the server does not serve shares one bucket per caller with every other
+such name. Buckets still owed tokens are never forgotten (see :class:`MemoryBuckets`).
 
-The caller is the authenticated identity (``str(request.identity)``: subject or client id)
-when there is one, else the connection: one stdio client, one legacy HTTP session. A
+The caller is the authenticated identity (``str(request.identity)``: subject, client id, or
+``token:<digest>`` for a token that names neither) when there is one, else the connection: one stdio client, one legacy HTTP session. A
 2026-07-28 HTTP request without authentication is a connection of its own, so there only
 ``total`` binds: put authentication in front of per-caller limits on HTTP (a legacy
 session that several workers serve also counts once per worker without it).
@@ -56,7 +57,9 @@ logger = logging.getLogger("toolwire")
 JSON = dict[str, Any]
 
 RETRY_AFTER_META = "io.toolwire/retryAfter"
-MAX_KEYS = 100_000  # buckets kept in memory before idle (full) ones are forgotten
+MAX_KEYS = 100_000  # buckets kept in memory at most (only refilled ones are ever forgotten)
+SWEEP_INTERVAL_S = 0.25  # a full table is swept for refilled buckets at most this often
+CONNECTION_KEYS = 1_024  # buckets of one unauthenticated connection (its own table)
 STORE_RETRY_S = 1.0  # what a refused call is told when the bucket store cannot be reached
 
 _PERIODS = {
@@ -110,9 +113,12 @@ Verdict = tuple[int, float] | None
 class MemoryBuckets:
     """Token buckets in this process's memory (the default store).
 
-    ``clock`` is a monotonic clock in seconds (injectable for tests). The table forgets
-    buckets that have refilled (an idle caller has a full bucket, the same as none) when it
-    grows past ``max_keys``; if it is still too large, the oldest are forgotten.
+    ``clock`` is a monotonic clock in seconds (injectable for tests). The table holds at
+    most ``max_keys`` buckets. Only buckets that have refilled may be forgotten (an idle
+    caller's full bucket is the same as none); a bucket still owing tokens never is, so
+    no flood of other keys can hand a caller a fresh burst. When the table is full of
+    such buckets, a call that needs a new one is refused until some have refilled
+    (``take`` answers index -1 and the wait).
     """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic, max_keys: int = MAX_KEYS):
@@ -121,21 +127,24 @@ class MemoryBuckets:
         # key -> [tokens, stamp, full_at]: the level at `stamp` and when it is full again
         self._buckets: dict[str, list[float]] = {}
         self._lock = threading.Lock()  # servers on several threads may share a limiter
+        self._next_sweep = -math.inf  # no sweep before then: nothing could have refilled
 
-    def take(self, demands: Sequence[Demand]) -> Verdict:
-        """Take one token from each bucket, all or nothing."""
+    def take(self, demands: Sequence[Demand], *, peek: bool = False) -> Verdict:
+        """Take one token from each bucket, all or nothing (``peek``: only check)."""
         with self._lock:
-            return self._take(demands)
+            return self._take(demands, peek)
 
-    def _take(self, demands: Sequence[Demand]) -> Verdict:
+    def _take(self, demands: Sequence[Demand], peek: bool) -> Verdict:
         now = self.clock()
         buckets = self._buckets
         levels: list[float] = []
         worst: Verdict = None
+        new = 0
         for index, (key, rate, _limit) in enumerate(demands):
             state = buckets.get(key)
             if state is None:
                 level = float(rate.burst)
+                new += 1
             else:
                 level = min(rate.burst, state[0] + max(0.0, now - state[1]) * rate.per_second)
             if level < 1.0:
@@ -143,23 +152,38 @@ class MemoryBuckets:
                 if worst is None or wait > worst[1]:
                     worst = (index, wait)
             levels.append(level)
-        if worst is not None:
+        if worst is not None or peek:
             return worst
+        if new and len(buckets) + new > self.max_keys:
+            room = self._make_room(now, new)
+            if room is not None:
+                return (-1, room)
         for (key, rate, _limit), level in zip(demands, levels, strict=True):
             level -= 1.0
             buckets[key] = [level, now, now + (rate.burst - level) / rate.per_second]
-        if len(buckets) > self.max_keys:
-            self._prune(now)
         return None
 
-    def _prune(self, now: float) -> None:
+    def _make_room(self, now: float, needed: int) -> float | None:
+        """Forget the buckets that have refilled; None if ``needed`` new ones now fit, else
+        how long until room may be made. A sweep reads the whole table, so they are spaced:
+        after one that freed little, the next waits for the first debt to be repaid (and
+        at least ``SWEEP_INTERVAL_S``)."""
+        if now < self._next_sweep:
+            return self._next_sweep - now
         buckets = self._buckets
-        for key in [key for key, state in buckets.items() if state[2] <= now]:
-            del buckets[key]
-        excess = len(buckets) - self.max_keys * 3 // 4
-        if excess > 0:  # dicts keep insertion order: the first keys are the oldest
-            for key in list(buckets)[:excess]:
+        soonest = math.inf
+        for key, state in list(buckets.items()):
+            if state[2] <= now:
                 del buckets[key]
+            elif state[2] < soonest:
+                soonest = state[2]
+        if len(buckets) <= self.max_keys * 3 // 4:
+            self._next_sweep = -math.inf
+        else:
+            self._next_sweep = max(soonest, now + SWEEP_INTERVAL_S)
+        if len(buckets) + needed <= self.max_keys:
+            return None
+        return self._next_sweep - now
 
     def __len__(self) -> int:
         return len(self._buckets)
@@ -197,6 +221,10 @@ def _seconds(wait: float) -> float:
 
 # A short random id per connection, for callers without an identity (weak: it goes with it).
 _CONNECTION_TAGS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+# The buckets of callers without an identity live with their connection, in memory even
+# when the others are in Redis (a connection is one process's): a closed connection's go
+# with it, and a flood of short-lived connections fills no shared table.
+_CONNECTION_BUCKETS: weakref.WeakKeyDictionary[Any, MemoryBuckets] = weakref.WeakKeyDictionary()
 
 
 def caller_of(request: Request, connection: ServerConnection) -> str:
@@ -208,6 +236,30 @@ def caller_of(request: Request, connection: ServerConnection) -> str:
     if tag is None:
         tag = _CONNECTION_TAGS[connection] = secrets.token_hex(4)
     return f"connection:{tag}"
+
+
+def connection_buckets(request: Request, connection: ServerConnection) -> MemoryBuckets | None:
+    """The connection's own bucket table when the caller has no identity, else None."""
+    if request.identity is not None:
+        return None
+    table = _CONNECTION_BUCKETS.get(connection)
+    if table is None:
+        table = _CONNECTION_BUCKETS[connection] = MemoryBuckets(max_keys=CONNECTION_KEYS)
+    return table
+
+
+def _split(demands: list[Demand]) -> tuple[list[Demand], list[Demand]]:
+    """A caller's own demands, and the server-wide one (``total`` comes last)."""
+    if demands and demands[-1][2] == "total":
+        return demands[:-1], demands[-1:]
+    return demands, []
+
+
+def _shifted(verdict: Verdict, offset: int) -> Verdict:
+    """A verdict on the shared demands, as an index into the whole list."""
+    if verdict is None or verdict[0] < 0:
+        return verdict
+    return (verdict[0] + offset, verdict[1])
 
 
 class RateLimiter:
@@ -307,43 +359,84 @@ class RateLimiter:
         """The buckets are in memory: a call is checked without awaiting anything."""
         return self.memory is not None
 
-    def demands(self, caller: str, tool: str | None) -> list[Demand]:
-        """The buckets a call by ``caller`` of ``tool`` takes a token from."""
+    def demands(self, caller: str, tool: str | None, known: bool = True) -> list[Demand]:
+        """The buckets a call by ``caller`` of ``tool`` takes a token from. A name the
+        server does not serve to this caller (``known=False``) has no bucket of its own:
+        all such names share one per caller, at the ``"*"`` rate, so made-up names cannot
+        multiply buckets."""
         wanted: list[Demand] = []
         if self.per_caller is not None:
             wanted.append((f"caller:{caller}", self.per_caller, "caller"))
         if tool is not None and self.per_tool:
-            rate = self.per_tool.get(tool) or self.per_tool.get("*")
-            if rate is not None:
-                wanted.append((f"tool:{tool[:128]}:{caller}", rate, "tool"))
+            rate = self.per_tool.get(tool) if known else None
+            if rate is not None or (rate := self.per_tool.get("*")) is not None:
+                # The caller's length first: no (caller, tool) pair spells another's key.
+                name = f"={tool}" if known else "?"
+                wanted.append((f"tool:{len(caller)}:{caller}{name}", rate, "tool"))
         if self.total is not None:
             wanted.append(("total", self.total, "total"))
         return wanted
 
-    def check(self, caller: str, tool: str | None) -> Refusal | None:
-        """With buckets in memory: None if the call may run (its tokens are taken)."""
+    def check(
+        self,
+        caller: str,
+        tool: str | None,
+        *,
+        known: bool = True,
+        own: MemoryBuckets | None = None,
+    ) -> Refusal | None:
+        """With buckets in memory: None if the call may run (its tokens are taken).
+        ``own``: the table of a caller without identity (:func:`connection_buckets`)."""
         assert self.memory is not None, "check() is for buckets in memory; use check_async()"
-        demands = self.demands(caller, tool)
-        return self._refusal(demands, tool, self.memory.take(demands))
+        demands = self.demands(caller, tool, known)
+        if own is None:
+            return self._refusal(demands, tool, self.memory.take(demands))
+        mine, shared = _split(demands)
+        verdict = own.take(mine, peek=True)
+        if verdict is None and shared:
+            verdict = _shifted(self.memory.take(shared), len(mine))
+        if verdict is None:
+            verdict = own.take(mine)
+        return self._refusal(demands, tool, verdict)
 
-    async def check_async(self, caller: str, tool: str | None) -> Refusal | None:
+    async def check_async(
+        self,
+        caller: str,
+        tool: str | None,
+        *,
+        known: bool = True,
+        own: MemoryBuckets | None = None,
+    ) -> Refusal | None:
         """Like :meth:`check`, for any store."""
         if self.memory is not None:
-            return self.check(caller, tool)
+            return self.check(caller, tool, known=known, own=own)
         assert self.store is not None
-        demands = self.demands(caller, tool)
+        demands = self.demands(caller, tool, known)
+        mine, shared = _split(demands) if own is not None else ([], demands)
+        if own is not None:
+            verdict = own.take(mine, peek=True)
+            if verdict is not None:
+                return self._refusal(demands, tool, verdict)
         try:
-            verdict = await self.store.take(demands)
+            verdict = _shifted(await self.store.take(shared), len(mine)) if shared else None
         except Exception as exc:  # the store is down or slow: documented choice, see class
             return self._store_failed(exc)
+        if verdict is None and own is not None:
+            verdict = own.take(mine)
         return self._refusal(demands, tool, verdict)
 
     def _refusal(self, demands: list[Demand], tool: str | None, verdict: Verdict) -> Refusal | None:
         if verdict is None:
             return None
         index, wait = verdict
-        _key, rate, limit = demands[index]
         seconds = _seconds(wait)
+        if index < 0:  # the bucket table is full of buckets still owed tokens
+            return Refusal(
+                f"Too many callers are rate limited right now: try again in {seconds:g} s",
+                seconds,
+                "capacity",
+            )
+        _key, rate, limit = demands[index]
         if limit == "tool":
             what = f"for tool {tool!r}"
         elif limit == "caller":

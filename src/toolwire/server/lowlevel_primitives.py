@@ -31,7 +31,7 @@ from .. import jsonrpc
 from ..completion import completion_result
 from ..content import _Media
 from ..errors import RPCError, ToolError
-from ..functions import EXPECTED_ERRORS, error_message, raised_by
+from ..functions import EXPECTED_ERRORS, error_message, own_code, raised_by
 from ..prompts import to_messages
 from ..protocol import shaping
 from ..protocol.revisions import Features
@@ -152,11 +152,12 @@ def handler_failure(
     if isinstance(exc, RPCError):
         return exc
     source = getattr(getattr(handler, "__code__", None), "co_filename", None)
-    if lookup is not None and (
-        isinstance(exc, ResourceNotFound)
-        or (isinstance(exc, LookupError) and raised_by(exc, source))
-    ):
+    if isinstance(exc, ResourceNotFound) and lookup is not None:
         return lookup(error_message(exc))
+    if lookup is not None and isinstance(exc, LookupError) and own_code(exc, source):
+        # A subscript that failed in the handler's own code is a lookup too, but its
+        # message is Python's (the key): only a raised one is shown.
+        return lookup(error_message(exc) if raised_by(exc, source) else f"{what} not found")
     if isinstance(exc, ToolError) or (isinstance(exc, EXPECTED_ERRORS) and raised_by(exc, source)):
         return RPCError(jsonrpc.INTERNAL_ERROR, error_message(exc), data)
     reference = os.urandom(4).hex()

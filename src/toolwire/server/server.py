@@ -231,6 +231,11 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         found = self._tools.get(tool)
         return found.header_params if found is not None else {}
 
+    def serves_tool(self, name: str, request: Request) -> bool:
+        """``name`` is a tool this request may see and call."""
+        tool = self._tools.get(name)
+        return tool is not None and self._shows(tool) and self._allows(tool, request)
+
     def _find(self, name: str, request: Request) -> Tool:
         tool = self._tools.get(name)
         if tool is not None and self._shows(tool) and self._allows(tool, request):

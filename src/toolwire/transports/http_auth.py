@@ -85,9 +85,15 @@ def rejection(failure: AuthFailure) -> Rejection:
 
 def owner_of(identity: Any) -> list[str | None]:
     """Who a legacy session belongs to: issuer, subject and client of its token (JSON, so
-    the shared session store keeps it for every worker)."""
-    return [
+    the shared session store keeps it for every worker), and for a token that names
+    neither subject nor client, the digest that tells it apart (``token_id``): two such
+    tokens of one issuer never share a session."""
+    owner = [
         getattr(identity, "issuer", None),
         getattr(identity, "subject", None),
         getattr(identity, "client_id", None),
     ]
+    token_id = getattr(identity, "token_id", None)
+    if token_id is not None:
+        owner.append(token_id)
+    return owner
