@@ -21,6 +21,9 @@ mcp = Server(
     "abuse-limits",
     auth=ResourceServer("http://127.0.0.1/mcp", [], StaticTokens(TOKENS)),
     rate_limits=RateLimiter(per_tool={"search": "3/hour", "*": "5/hour"}),
+    # Large batches let the probe send its 110,000 names quickly; refused calls end at once.
+    max_batch_size=5_000,
+    max_session_calls=5_000,
 )
 
 
