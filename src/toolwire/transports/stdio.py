@@ -6,6 +6,12 @@ up on stderr, and protocol messages go out through a private duplicate of the or
 descriptor. Lines are split in ``data_received`` (no per-line await), and answers are
 written in one go per event-loop pass.
 
+Output is bounded: once more than ``max_pending_output_bytes`` of answers wait for a client
+that does not read them (the writer's queue plus the pipe transport's buffer), no more
+requests are read, not even the lines already buffered, until the output drains below a
+quarter of that. What a paused server holds is that mark plus the answers of the calls read
+before it paused; the requests wait in the pipe.
+
 The server stops when stdin ends or on ``SIGTERM``/``SIGINT`` (see :mod:`.stopping`): calls
 in flight get ``grace`` seconds to answer, the rest are cancelled and never answered. A
 client that went away mid-call costs nothing more: answers to a closed pipe are dropped.
