@@ -118,11 +118,29 @@ def test_dumps_is_one_compact_utf8_line() -> None:
     assert orjson.loads(data) == message
 
 
-def test_dumps_refuses_what_json_cannot_carry() -> None:
-    with pytest.raises(TypeError):
-        jsonrpc.dumps({"text": "\ud800"})
-    with pytest.raises(TypeError):
-        jsonrpc.dumps({"n": 2**64})
+def test_dumps_never_raises_and_replaces_lone_surrogates() -> None:
+    # A file name that is not UTF-8, as os.listdir() decodes it: a lone surrogate.
+    assert orjson.loads(jsonrpc.dumps({"text": "caf\udce9.txt"})) == {"text": "caf\ufffd.txt"}
+    assert orjson.loads(jsonrpc.dumps({"k\ud800": ["\ud800"]})) == {"k\ufffd": ["\ufffd"]}
+    # A surrogate pair spelled as two code points is the character it stands for.
+    assert orjson.loads(jsonrpc.dumps("\ud83d\ude00")) == "\U0001f600"
+    assert orjson.loads(jsonrpc.dumps({"n": 2**64, "f": float("nan")})) == {"n": 2**64, "f": None}
+    loop: list[Any] = []
+    loop.append(loop)
+    assert orjson.loads(jsonrpc.dumps({"a": loop, 1: object()}))["a"] == ["<cycle>"]
+
+
+def test_a_result_that_cannot_be_sent_is_an_internal_error() -> None:
+    fine = orjson.loads(jsonrpc.result_bytes(7, {"text": "caf\udce9"}))
+    assert fine == {"jsonrpc": "2.0", "id": 7, "result": {"text": "caf\ufffd"}}
+    lost = orjson.loads(jsonrpc.result_bytes(7, {"value": object()}))
+    assert lost["id"] == 7 and lost["error"]["code"] == jsonrpc.INTERNAL_ERROR
+    error = RPCError(jsonrpc.INVALID_PARAMS, "no file caf\udce9.txt")
+    assert (
+        orjson.loads(jsonrpc.error_bytes(3, error))["error"]["message"] == "no file caf\ufffd.txt"
+    )
+    note = orjson.loads(jsonrpc.notification_bytes("notifications/message", {"data": "\udce9"}))
+    assert note["params"] == {"data": "\ufffd"}
 
 
 # ---------------------------------------------------------------------------- classify

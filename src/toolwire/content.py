@@ -13,7 +13,13 @@ anything else (numbers, lists, dicts,  the JSON as text, plus ``structuredConten
 models, dataclasses, TypedDicts)       the tool has an output schema or the value is an object
 =====================================  =================================================
 
-A tool declared with ``structured_output=False`` never gets ``structuredContent``. The MIME
+A tool declared with ``structured_output=False`` never gets ``structuredContent``.
+JSON has no NaN nor Infinity: a result whose data holds a non-finite float (``float("nan")``
+where the output schema says ``number``, or inside any list or dict, with or without an
+output schema) is refused with :class:`NonFiniteNumber`, which the tool turns into an
+``isError`` result naming it; it is never sent as ``null``. A lone surrogate in a string
+(a file name that is not UTF-8) is sent as U+FFFD, in the text and ``structuredContent``
+alike (see :mod:`toolwire.jsonrpc`). The MIME
 type of ``Image``/``Audio``/``File`` comes from ``format``, else the file name, else the
 data's signature (PNG, JPEG, GIF, WebP, WAV, MP3, Ogg, FLAC, PDF), else ``image/png`` /
 ``audio/wav`` / ``application/octet-stream`` (the official SDK's defaults).
@@ -22,12 +28,15 @@ data's signature (PNG, JPEG, GIF, WebP, WAV, MP3, Ogg, FLAC, PDF), else ``image/
 from __future__ import annotations
 
 import base64
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
+
+from . import jsonrpc
 
 if TYPE_CHECKING:
     from .schema import FunctionSchema
@@ -227,8 +236,48 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+class NonFiniteNumber(ValueError):
+    """A result holds NaN or an infinity, which JSON cannot carry."""
+
+
 def to_json_text(value: Any) -> str:
-    return orjson.dumps(value, default=_json_default).decode()
+    """``value`` as compact JSON text; lone surrogates become U+FFFD, and a value JSON
+    cannot carry without loss (an unknown type, a cycle) raises ``TypeError``."""
+    try:
+        return orjson.dumps(value, default=_json_default).decode()
+    except orjson.JSONEncodeError:
+        data, lossy = jsonrpc.encode_clean(value, _json_default)
+        if lossy:
+            raise TypeError(f"not JSON: {lossy}") from None
+        return data.decode()
+
+
+def _non_finite(value: Any, where: str) -> str | None:
+    """Where the first non-finite float in JSON data is, or None."""
+    if type(value) is float:
+        return None if math.isfinite(value) else f"{where} is {value!r}"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _non_finite(item, f"{where}[{key!r}]")
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _non_finite(item, f"{where}[{index}]")
+            if found:
+                return found
+    elif isinstance(value, float) and not math.isfinite(value):
+        return f"{where} is {float(value)!r}"
+    return None
+
+
+def _check_finite(data: Any, text: str) -> None:
+    """Refuse NaN and infinities, which orjson would write as ``null``. Only a text that
+    holds ``null`` can come from one, so the walk is skipped on the common path."""
+    if "null" in text:
+        found = _non_finite(data, "result")
+        if found:
+            raise NonFiniteNumber(f"{found}, not a finite number (JSON has no NaN or Infinity)")
 
 
 def to_result(
@@ -266,13 +315,21 @@ def to_result(
             data = clean(data)
         if schema.output_schema is not None:
             payload = {"result": data} if schema.wraps_result else data
-            text = data if isinstance(data, str) else to_json_text(data)
+            if isinstance(data, str):
+                text = data
+            else:
+                text = to_json_text(data)
+                _check_finite(data, text)
             return {"content": [{"type": "text", "text": text}], "structuredContent": payload}
     else:
-        data = orjson.loads(to_json_text(value))
+        text = to_json_text(value)
+        _check_finite(value, text)
+        data = orjson.loads(text)
         if clean is not None:
             data = clean(data)
-    result: JSON = {"content": [{"type": "text", "text": to_json_text(data)}]}
+    text = to_json_text(data)
+    _check_finite(data, text)
+    result: JSON = {"content": [{"type": "text", "text": text}]}
     if structured and isinstance(data, dict):
         result["structuredContent"] = data
     return result
@@ -284,4 +341,6 @@ def _mixed_block(item: Any) -> JSON:
     block = content_block(item)
     if block is not None:
         return block
-    return {"type": "text", "text": to_json_text(item)}
+    text = to_json_text(item)
+    _check_finite(item, text)
+    return {"type": "text", "text": text}

@@ -17,7 +17,7 @@ from time import perf_counter
 from typing import Any, Literal
 
 from .auth.tokens import access_rules
-from .content import text_result, to_result
+from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, ToolError
 from .functions import EXPECTED_ERRORS, error_message, is_async, raised_by, unwrap
 from .safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH, check_arguments, strip_control_json
@@ -227,6 +227,10 @@ class Tool:
             return text_result(f"Tool '{self.name}' timed out after {deadline:g} s", is_error=True)
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the call ends, not the server
             return self._failure(exc, mask_errors)
+        except asyncio.CancelledError as exc:
+            if _cancelled_from_outside():
+                raise  # the client (or the server stopping) cancelled the call: no answer
+            return self._failure(exc, mask_errors)  # the tool raised it itself: a failure
         if self.is_async:
             return self._result(outcome)
         value, elapsed = outcome
@@ -292,6 +296,8 @@ class Tool:
                 problem = "a result that does not match its output schema"
             else:  # nothing declared: the value cannot be turned into JSON
                 problem = f"a value that cannot be sent as a result ({type(value).__name__})"
+            if isinstance(exc, NonFiniteNumber):
+                problem = f"{problem}: {exc}"
             logger.error(
                 "Tool %r returned %s (reference %s)", self.name, problem, reference, exc_info=exc
             )
@@ -332,6 +338,13 @@ def _header_params(tool: str, input_schema: JSON) -> dict[str, str]:
         seen.add(header.lower())
         mirrored[param] = header
     return mirrored
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the running task was cancelled (``Task.cancel()``), as opposed to a tool or a
+    library raising ``CancelledError`` on its own. Python 3.10 cannot tell: cancelled."""
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return cancelling is None or cancelling() > 0
 
 
 class _DeadlinePassed(Exception):

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
+from .. import jsonrpc
 from .revisions import META_SERVER_INFO, Features
 
 JSON = dict[str, Any]
@@ -98,7 +97,7 @@ def call_result(result: JSON, features: Features) -> JSON:
         if features.structured and (features.any_structured or isinstance(structured, dict)):
             shaped["structuredContent"] = structured
         elif not content:  # a client that cannot see it still gets the data (TL-21)
-            shaped["content"] = [{"type": "text", "text": orjson.dumps(structured).decode()}]
+            shaped["content"] = [{"type": "text", "text": jsonrpc.dumps(structured).decode()}]
     if result.get("isError"):
         shaped["isError"] = True
     if features.meta and "_meta" in result:
@@ -174,8 +173,8 @@ def cacheable(result: JSON, features: Features, ttl_ms: int, scope: str) -> JSON
 
 
 def result_fragment(result: JSON) -> bytes:
-    """A result serialized once, to splice into many responses."""
-    return orjson.dumps(result)
+    """A result serialized once, to splice into many responses (never raises)."""
+    return jsonrpc.dumps(result)
 
 
 def resource(definition: JSON, features: Features) -> JSON:

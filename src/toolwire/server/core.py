@@ -91,6 +91,7 @@ class ServerCore:
         discover_ttl_ms: int = 3_600_000,
         shutdown_grace: float = 2.0,
         max_message_bytes: int | None = None,
+        max_pending_output_bytes: int | None = None,
         tool_timeout: float | None = None,
         max_concurrent_calls: int = 256,
         max_batch_size: int | None = 100,
@@ -126,6 +127,8 @@ class ServerCore:
         self.shutdown_grace = shutdown_grace
         # The largest message read (stdio line, HTTP body); None: each transport's default.
         self.max_message_bytes = max_message_bytes
+        # stdio: answers left unread above which no more requests are read; None: default.
+        self.max_pending_output_bytes = max_pending_output_bytes
         self.tool_timeout = tool_timeout
         self.max_concurrent_calls = max_concurrent_calls
         # A 2025-03-26 batch holds at most max_batch_size messages; one connection (a stdio
@@ -437,6 +440,8 @@ class ServerCore:
 
         if self.max_message_bytes is not None:
             options.setdefault("max_message_bytes", self.max_message_bytes)
+        if self.max_pending_output_bytes is not None:
+            options.setdefault("max_pending_output_bytes", self.max_pending_output_bytes)
         await self.start()
         try:
             await serve_stdio(self.connect, grace=self.shutdown_grace, **options)

@@ -59,6 +59,15 @@ def _is_implementation(value: Any) -> bool:
     )
 
 
+def _deliver(reply: Reply, data: bytes) -> None:
+    """Hand one answer to the transport, once: a transport that fails is logged, and the
+    request is never run again nor answered twice."""
+    try:
+        reply(data)
+    except Exception:
+        logger.exception("Could not send an answer")
+
+
 class Request:
     """What one request said about itself, in either era."""
 
@@ -142,7 +151,7 @@ class ServerConnection:
         try:
             message = jsonrpc.loads(data)
         except RPCError as exc:
-            reply(jsonrpc.error_bytes(None, exc))
+            _deliver(reply, jsonrpc.error_bytes(None, exc))
             return True
         if isinstance(message, list):
             return self._batch(message, reply)
@@ -167,7 +176,7 @@ class ServerConnection:
                 # A malformed notification is still a notification: never answered (JR-13).
                 logger.warning("Ignoring a malformed notification: %s", exc.message)
                 return False
-            reply(jsonrpc.error_bytes(jsonrpc.request_id(message), exc))
+            _deliver(reply, jsonrpc.error_bytes(jsonrpc.request_id(message), exc))
             return True
         if kind == "request":
             self._request(message, reply)
@@ -293,6 +302,8 @@ class ServerConnection:
     # ---------------------------------------------------------------- requests
 
     def _request(self, message: JSON, reply: Reply) -> None:
+        """Answer one request, now or when its task ends: exactly once, whatever the handler
+        returns or raises (encoding never raises, see :mod:`toolwire.jsonrpc`)."""
         mid = message["id"]
         method = message["method"]
         params = message.get("params") or {}
@@ -300,42 +311,40 @@ class ServerConnection:
             if "_meta" in params and not isinstance(params["_meta"], dict):
                 raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "_meta" must be an object')
             if method == "initialize":
-                reply(jsonrpc.result_bytes(mid, self._initialize(params)))
-                return
-            request = self._resolve(mid, method, params)
-            request.identity = self.identity
-            handler = self.server.methods.get(method)
-            if handler is None or method in (
-                LEGACY_ONLY if request.features.modern else MODERN_ONLY
-            ):
-                raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
-            if self.server.middleware:
-                outcome = self.server.through_middleware(self, request, handler)
+                data = jsonrpc.result_bytes(mid, self._initialize(params))
             else:
-                outcome = handler(self, request)
+                request = self._resolve(mid, method, params)
+                request.identity = self.identity
+                handler = self.server.methods.get(method)
+                if handler is None or method in (
+                    LEGACY_ONLY if request.features.modern else MODERN_ONLY
+                ):
+                    raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+                if self.server.middleware:
+                    outcome = self.server.through_middleware(self, request, handler)
+                else:
+                    outcome = handler(self, request)
+                if isinstance(outcome, bytes):  # a pre-serialized result
+                    data = jsonrpc.result_fragment_bytes(mid, outcome)
+                elif isinstance(outcome, dict):
+                    data = jsonrpc.result_bytes(
+                        mid,
+                        shaping.complete(
+                            outcome, request.features, self.server.info_for(request.features)
+                        ),
+                    )
+                else:  # a coroutine: answered when it finishes
+                    task = asyncio.ensure_future(self._run(request, outcome, reply))
+                    self.in_flight[mid] = task
+                    self._running[mid] = request
+                    task.add_done_callback(functools.partial(self._forget, mid))
+                    return
         except RPCError as exc:
-            reply(jsonrpc.error_bytes(mid, exc))
-            return
+            data = jsonrpc.error_bytes(mid, exc)
         except Exception:
             logger.exception("Internal error handling %s", method)
-            reply(jsonrpc.error_bytes(mid, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error")))
-            return
-        if isinstance(outcome, bytes):  # a pre-serialized result
-            reply(b'{"jsonrpc":"2.0","id":' + jsonrpc.dumps(mid) + b',"result":' + outcome + b"}")
-        elif isinstance(outcome, dict):
-            reply(
-                jsonrpc.result_bytes(
-                    mid,
-                    shaping.complete(
-                        outcome, request.features, self.server.info_for(request.features)
-                    ),
-                )
-            )
-        else:  # a coroutine: answered when it finishes
-            task = asyncio.ensure_future(self._run(request, outcome, reply))
-            self.in_flight[mid] = task
-            self._running[mid] = request
-            task.add_done_callback(functools.partial(self._forget, mid))
+            data = jsonrpc.error_bytes(mid, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error"))
+        _deliver(reply, data)
 
     def _forget(self, mid: str | int, task: asyncio.Task[None]) -> None:
         if self.in_flight.get(mid) is task:
@@ -441,8 +450,18 @@ class ServerConnection:
     async def _run(self, request: Request, work: Any, reply: Reply) -> None:
         try:
             result = await work
+            data = jsonrpc.result_bytes(
+                request.id,
+                shaping.complete(result, request.features, self.server.info_for(request.features)),
+            )
         except asyncio.CancelledError:
-            return  # a cancelled request gets no response (CN-04)
+            if self._cancelled(request):
+                return  # a cancelled request gets no response (CN-04)
+            # The handler raised CancelledError itself (nobody cancelled it): a failure.
+            logger.error("%s raised CancelledError without being cancelled", request.method)
+            data = jsonrpc.error_bytes(
+                request.id, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error")
+            )
         except RPCError as exc:
             data = jsonrpc.error_bytes(request.id, exc)
         except BaseException:  # SystemExit or the like from a handler: answered, never fatal
@@ -450,13 +469,16 @@ class ServerConnection:
             data = jsonrpc.error_bytes(
                 request.id, RPCError(jsonrpc.INTERNAL_ERROR, "Internal error")
             )
-        else:
-            result = shaping.complete(
-                result, request.features, self.server.info_for(request.features)
-            )
-            data = jsonrpc.result_bytes(request.id, result)
         if not self.closed and not request.cancelled:  # even if the tool caught the cancel
-            reply(data)
+            _deliver(reply, data)
+
+    def _cancelled(self, request: Request) -> bool:
+        """Whether the task running ``request`` was cancelled from outside (by the client,
+        a closing connection or the transport), not by a CancelledError its handler raised."""
+        if request.cancelled or self.closed:
+            return True
+        cancelling = getattr(asyncio.current_task(), "cancelling", None)
+        return cancelling is None or cancelling() > 0  # Python 3.10 cannot tell: cancelled
 
     # ---------------------------------------------------------------- sending
 

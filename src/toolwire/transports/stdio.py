@@ -6,6 +6,12 @@ up on stderr, and protocol messages go out through a private duplicate of the or
 descriptor. Lines are split in ``data_received`` (no per-line await), and answers are
 written in one go per event-loop pass.
 
+Output is bounded: once more than ``max_pending_output_bytes`` of answers wait for a client
+that does not read them (the writer's queue plus the pipe transport's buffer), no more
+requests are read, not even the lines already buffered, until the output drains below a
+quarter of that. What a paused server holds is that mark plus the answers of the calls read
+before it paused; the requests wait in the pipe.
+
 The server stops when stdin ends or on ``SIGTERM``/``SIGINT`` (see :mod:`.stopping`): calls
 in flight get ``grace`` seconds to answer, the rest are cancelled and never answered. A
 client that went away mid-call costs nothing more: answers to a closed pipe are dropped.
@@ -30,38 +36,63 @@ from .stopping import run_to_the_end, stop_signals
 logger = logging.getLogger("toolwire")
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# Unsent output (answers a client has not read yet) above which requests are no longer
+# read; reading resumes once it is below a quarter of it.
+MAX_PENDING_OUTPUT_BYTES = 1024 * 1024
 
 
 class _LineProtocol(asyncio.Protocol):
-    """Splits the incoming byte stream into lines and feeds them to the connection."""
+    """Splits the incoming byte stream into lines and feeds them to the connection.
 
-    def __init__(self, connection: Connection, eof: asyncio.Future[None], max_bytes: int) -> None:
+    A line leaves the buffer before it is handled, so nothing a handler does can make it
+    be handled twice. While the writer holds too much unsent output (:class:`_Writer`),
+    lines already read wait here and reading stops; they are handled once it drains.
+    """
+
+    def __init__(
+        self, connection: Connection, eof: asyncio.Future[None], max_bytes: int, gate: _Writer
+    ) -> None:
         self.connection = connection
         self.eof = eof
         self.max_bytes = max_bytes
+        self.gate = gate
         self.buffer = bytearray()
         self.discarding = False
 
     def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        self.split()
+
+    def split(self, gated: bool = True) -> None:
+        """Handle the complete lines in the buffer (until the writer is over its mark)."""
         buffer = self.buffer
-        buffer += data
         feed = self.connection.feed
+        gate = self.gate
         start = 0
-        while True:
-            end = buffer.find(b"\n", start)
-            if end < 0:
-                break
-            if self.discarding:
-                self.discarding = False
-            elif end - start > self.max_bytes:  # a whole over-long line came in one read
-                self._too_long()
-            else:
-                line = bytes(buffer[start:end])
-                if line.strip():
-                    feed(line)
-            start = end + 1
-        del buffer[:start]
-        if len(buffer) > self.max_bytes:
+        held = False
+        try:
+            while True:
+                if gated and gate.paused:
+                    held = True
+                    break
+                end = buffer.find(b"\n", start)
+                if end < 0:
+                    break
+                first, start = start, end + 1  # consumed before it is handled
+                if self.discarding:
+                    self.discarding = False
+                elif end - first > self.max_bytes:  # a whole over-long line came in one read
+                    self._too_long()
+                else:
+                    line = bytes(buffer[first:end])
+                    if line.strip():
+                        try:
+                            feed(line)
+                        except Exception:  # feed answers errors itself; this is a bug
+                            logger.exception("Failed to handle a message")
+        finally:
+            del buffer[:start]
+        if not held and len(buffer) > self.max_bytes:
             buffer.clear()
             if not self.discarding:
                 self.discarding = True
@@ -75,6 +106,7 @@ class _LineProtocol(asyncio.Protocol):
         self.connection.send(jsonrpc.error_bytes(None, error))
 
     def eof_received(self) -> bool:
+        self.split(gated=False)
         if self.buffer.strip() and not self.discarding:
             self.connection.feed(bytes(self.buffer))
         self.buffer.clear()
@@ -88,12 +120,24 @@ class _LineProtocol(asyncio.Protocol):
 
 
 class _Writer:
-    """Collects outgoing lines and writes them once per loop pass."""
+    """Collects outgoing lines and writes them once per loop pass, and keeps the unsent
+    output bounded: above ``high`` bytes (its queue plus the pipe transport's buffer) it
+    stops reading requests, and reads again once the output drains below ``low``."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, transport: Any) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, transport: Any, high: int, low: int
+    ) -> None:
         self.loop = loop
         self.transport = transport
         self.pending: list[bytes] = []
+        self.size = 0  # bytes in pending
+        self.high = high
+        self.low = low
+        self.full = False  # the transport's buffer is above high (it said pause_writing)
+        self.paused = False  # reading is paused for the output to drain
+        self.stopping = False  # serving ends: reading never resumes
+        self.reader: _LineProtocol | None = None
+        self.read_transport: Any = None
 
     def send(self, data: bytes) -> None:
         pending = self.pending
@@ -101,20 +145,70 @@ class _Writer:
             self.loop.call_soon(self.flush)
         pending.append(data)
         pending.append(b"\n")
+        self.size += len(data) + 1
+        if self.size > self.high and not self.paused:
+            self._pause()
 
     def flush(self) -> None:
         if self.pending:
             data = b"".join(self.pending)
             self.pending.clear()
+            self.size = 0
             if not self.transport.is_closing():
-                self.transport.write(data)
+                self.transport.write(data)  # may call pause_writing
+        if self.paused and not self.full:
+            self._resume()
+
+    def pause_writing(self) -> None:
+        self.full = True
+        if not self.paused:
+            self._pause()
+
+    def resume_writing(self) -> None:
+        self.full = False
+        if self.paused and self.size <= self.low:
+            self._resume()
+
+    def gone(self) -> None:
+        """The reader of our output went away: nothing is held back for it any more."""
+        self.pending.clear()
+        self.size = 0
+        self.full = False
+        if self.paused:
+            self._resume()
+
+    def _pause(self) -> None:
+        self.paused = True
+        if self.read_transport is not None:
+            self.read_transport.pause_reading()
+
+    def _resume(self) -> None:
+        self.paused = False
+        if self.stopping:
+            return
+        if self.reader is not None:
+            self.reader.split()  # the lines read before the pause
+        if not self.paused and self.read_transport is not None:
+            with contextlib.suppress(RuntimeError):  # already closed
+                self.read_transport.resume_reading()
 
 
 class _WriteProtocol(asyncio.Protocol):
     def __init__(self) -> None:
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.writer: _Writer | None = None
+
+    def pause_writing(self) -> None:
+        if self.writer is not None:
+            self.writer.pause_writing()
+
+    def resume_writing(self) -> None:
+        if self.writer is not None:
+            self.writer.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.writer is not None:
+            self.writer.gone()
         if not self.closed.done():
             self.closed.set_result(None)
 
@@ -177,6 +271,7 @@ async def serve_stdio(
     *,
     grace: float = 2.0,
     max_message_bytes: int = MAX_MESSAGE_BYTES,
+    max_pending_output_bytes: int = MAX_PENDING_OUTPUT_BYTES,
     protocol_fd: int | None = None,
 ) -> None:
     """Serve one connection on this process's stdin/stdout until stdin closes or a
@@ -185,17 +280,22 @@ async def serve_stdio(
     ``connect(send)`` opens the server side of the connection; calls still running when
     serving ends get ``grace`` seconds to answer (a second signal cuts that short).
     ``protocol_fd`` is the descriptor for protocol output when the caller already
-    protected stdout (see :func:`run_stdio`).
+    protected stdout (see :func:`run_stdio`). Once more than ``max_pending_output_bytes``
+    of answers wait for the client to read them, no more requests are read until they
+    drain below a quarter of that (see :class:`_Writer`).
     """
+    limits = (max_message_bytes, max_pending_output_bytes)
     if protocol_fd is None:
         _quiet_logging_default()
         with protected_stdout() as fd:
-            await _serve(connect, fd, grace, max_message_bytes)
+            await _serve(connect, fd, grace, *limits)
     else:
-        await _serve(connect, protocol_fd, grace, max_message_bytes)
+        await _serve(connect, protocol_fd, grace, *limits)
 
 
-async def _serve(connect: Connect, out_fd: int, grace: float, max_message_bytes: int) -> None:
+async def _serve(
+    connect: Connect, out_fd: int, grace: float, max_message_bytes: int, max_pending: int
+) -> None:
     loop = asyncio.get_running_loop()
     out_file = os.fdopen(out_fd, "wb", buffering=0)
     write_protocol: _WriteProtocol | None = None
@@ -204,14 +304,19 @@ async def _serve(connect: Connect, out_fd: int, grace: float, max_message_bytes:
         write_transport, write_protocol = await loop.connect_write_pipe(_WriteProtocol, out_file)
     except ValueError:  # not a pipe: write synchronously
         write_transport = _ThreadWriter(out_fd)
-    writer = _Writer(loop, write_transport)
+    high = max(max_pending, 1)
+    writer = _Writer(loop, write_transport, high, high // 4)
+    if write_protocol is not None:
+        write_protocol.writer = writer
+        write_transport.set_write_buffer_limits(high=high, low=high // 4)
     connection = connect(writer.send)
     eof: asyncio.Future[None] = loop.create_future()
     stopped = threading.Event()  # no more requests are read
     try:
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: _LineProtocol(connection, eof, max_message_bytes), sys.stdin.buffer
+        read_transport, reader = await loop.connect_read_pipe(
+            lambda: _LineProtocol(connection, eof, max_message_bytes, writer), sys.stdin.buffer
         )
+        writer.reader, writer.read_transport = reader, read_transport
     except ValueError:  # stdin is a regular file: read it on a thread
         read_transport = None
         loop.run_in_executor(None, _read_blocking, loop, connection, eof, stopped)
@@ -230,8 +335,9 @@ async def _serve(connect: Connect, out_fd: int, grace: float, max_message_bytes:
         try:
             await asyncio.wait((eof, signalled), return_when=asyncio.FIRST_COMPLETED)
             stopped.set()
+            writer.stopping = True
             if signalled.done():
-                if read_transport is not None:
+                if read_transport is not None and not writer.paused:
                     read_transport.pause_reading()
                 logger.info(
                     "%s: reading no more requests; calls in flight get %g s to answer",
@@ -241,6 +347,7 @@ async def _serve(connect: Connect, out_fd: int, grace: float, max_message_bytes:
             await connection.drain(grace)
         finally:
             stopped.set()
+            writer.stopping = True
             writer.flush()
             if read_transport is not None:
                 read_transport.close()
