@@ -23,6 +23,7 @@ RESOURCE_NOT_FOUND_LEGACY = -32002
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+TOO_MANY_CALLS = -31429  # a caller's queue of waiting tool calls is full (toolwire; 429-like)
 
 Kind = Literal["request", "notification", "response"]
 

@@ -240,7 +240,9 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         resumed = request.features.modern and (
             "requestState" in params or "inputResponses" in params
         )
-        if tool.inline and not resumed:  # answered right away, no task needed
+        # answered right away, no task needed; a timeout keeps a tool that is only
+        # declared non-blocking on a thread, where the timeout can apply
+        if tool.inline and not resumed and (tool.never_blocks or self.tool_timeout is None):
             context = self._context(tool, connection, request, None)
             if context is None:
                 result = tool.run_inline(arguments, None, mask_errors=self.mask_errors)
@@ -275,16 +277,20 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         context = self._context(tool, connection, request, answers)
         if context is not None:
             _current.set(context)  # this task's own copy of the context variables
+        runner = self.runner
+
+        def run(caller: Any) -> Any:
+            return tool.run(
+                arguments,
+                context,
+                lambda fn, kwargs: runner.run(fn, kwargs, caller),
+                mask_errors=self.mask_errors,
+                timeout=self.tool_timeout,
+                on_timeout=context._cancel if context is not None else None,
+            )
+
         try:
-            async with self.call_slots():
-                result = await tool.run(
-                    arguments,
-                    context,
-                    self.runner.run,
-                    mask_errors=self.mask_errors,
-                    timeout=self.tool_timeout,
-                    on_timeout=context._cancel if context is not None else None,
-                )
+            result = await self.admitted(connection, request, run)
         except InputRequired as needed:  # modern: the client answers, then calls again
             state = self.signer.seal(
                 tool.name, arguments, request.caller, answers or {}, needed.questions

@@ -23,6 +23,10 @@ Faults stay inside the call that caused them:
   keeps its thread busy, and nothing can stop a sync function from outside; the pool
   grows by one thread (at most ``max_workers`` more in all) so that stuck calls do not
   starve the others. The extra thread leaves once the stuck call returns.
+* One caller's calls hold at most ``max_workers // 2`` threads at once (its share); more
+  wait their turn on the event loop without taking a thread. A call holds its share until
+  it returns, even if given up on, so calls one caller leaves blocked never take every
+  thread.
 * Workers are daemon threads: a call that never returns does not keep the process
   alive at exit.
 """
@@ -56,21 +60,27 @@ def _aborted(exc: BaseException) -> AbortedCall:
     return aborted
 
 
+_Outcome = tuple[asyncio.Future[Any], bool, Any, Any]  # future, ok, value or error, owner
+
+
 class _Inbox:
     """Finished calls waiting to be handed back to one event loop."""
 
-    __slots__ = ("done", "loop", "wakeup_pending")
+    __slots__ = ("done", "loop", "release", "wakeup_pending")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.done: deque[tuple[asyncio.Future[Any], bool, Any]] = deque()
+        self.done: deque[_Outcome] = deque()
         self.wakeup_pending = False
+        self.release: Callable[[asyncio.Future[Any]], None] | None = None  # a caller's share
 
     def deliver(self) -> None:
         self.wakeup_pending = False
         done = self.done
         while done:
-            future, ok, value = done.popleft()
+            future, ok, value, owner = done.popleft()
+            if owner is not None and self.release is not None:
+                self.release(future)
             if future.done():  # cancelled, or already failed by an interrupted worker
                 continue
             if ok:
@@ -78,7 +88,7 @@ class _Inbox:
             else:
                 future.set_exception(value)
 
-    def hand_back(self, outcome: tuple[asyncio.Future[Any], bool, Any], force: bool) -> None:
+    def hand_back(self, outcome: _Outcome, force: bool) -> None:
         """Queue an outcome (from a worker) and wake the loop unless a wake-up is pending;
         ``force`` wakes it regardless (after an interruption the flag cannot be trusted)."""
         self.done.append(outcome)
@@ -91,7 +101,9 @@ class _Inbox:
                     loop.call_soon_threadsafe(self.deliver)
 
 
-_Job = tuple[asyncio.Future[Any], Callable[..., Any], dict[str, Any], contextvars.Context, _Inbox]
+_Job = tuple[
+    asyncio.Future[Any], Callable[..., Any], dict[str, Any], contextvars.Context, _Inbox, Any
+]
 
 
 class ThreadRunner:
@@ -112,33 +124,92 @@ class ThreadRunner:
         self._abandoned: set[asyncio.Future[Any]] = set()  # ...that nobody waits for any more
         self._inbox: _Inbox | None = None
         self._lock = threading.Lock()
+        # Event-loop side: threads each caller's calls hold, and its calls waiting for one.
+        self.share = max(1, max_workers // 2)
+        self._held: dict[Any, int] = {}
+        self._turns: dict[Any, deque[asyncio.Future[None]]] = {}
+        self._owners: dict[asyncio.Future[Any], Any] = {}  # calls holding a share, by future
 
     def _capacity(self) -> int:
         """Threads allowed now: stuck calls that were given up on do not count."""
         return self.max_workers + min(len(self._abandoned), self.max_workers)
 
-    def submit(self, fn: Callable[..., Any], kwargs: dict[str, Any]) -> asyncio.Future[Any]:
-        """Run ``fn(**kwargs)`` on a worker; the future resolves on the calling loop."""
+    def submit(
+        self, fn: Callable[..., Any], kwargs: dict[str, Any], owner: Any = None
+    ) -> asyncio.Future[Any]:
+        """Run ``fn(**kwargs)`` on a worker; the future resolves on the calling loop.
+        ``owner`` (a caller that took its share with :meth:`run`) gets it back when the call
+        returns."""
         loop = asyncio.get_running_loop()
         inbox = self._inbox
         if inbox is None or inbox.loop is not loop:
             inbox = self._inbox = _Inbox(loop)
+            inbox.release = self._returned
         future: asyncio.Future[Any] = loop.create_future()
+        if owner is not None:
+            self._owners[future] = owner
         with self._lock:
             self._unclaimed += 1
             short = self._unclaimed > self._idle and len(self._threads) < self._capacity()
-        self._jobs.put((future, fn, kwargs, contextvars.copy_context(), inbox))
+        self._jobs.put((future, fn, kwargs, contextvars.copy_context(), inbox, owner))
         if short:  # every waiting worker already has a job coming: start one more
             self._start_worker()
         return future
 
-    async def run(self, fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-        future = self.submit(fn, kwargs)
+    async def run(self, fn: Callable[..., Any], kwargs: dict[str, Any], owner: Any = None) -> Any:
+        """``fn(**kwargs)`` on a worker; with an ``owner``, within that caller's share."""
+        if owner is not None:
+            held = self._held.get(owner, 0)
+            if held < self.share:
+                self._held[owner] = held + 1
+            else:
+                await self._wait_turn(owner)
+        future = self.submit(fn, kwargs, owner)
         try:
             return await future
         except asyncio.CancelledError:
             self._abandon(future)
             raise
+
+    async def _wait_turn(self, owner: Any) -> None:
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._turns.setdefault(owner, deque()).append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # handed a thread as it was cancelled
+                self._release(owner)
+            else:
+                waiting = self._turns.get(owner)
+                if waiting is not None:
+                    with contextlib.suppress(ValueError):  # unless a release dropped it
+                        waiting.remove(turn)
+                    if not waiting:
+                        del self._turns[owner]
+            raise
+
+    def _returned(self, future: asyncio.Future[Any]) -> None:
+        """A call handed back (once or, after an interruption, twice): release its share once."""
+        owner = self._owners.pop(future, None)
+        if owner is not None:
+            self._release(owner)
+
+    def _release(self, owner: Any) -> None:
+        """A call of ``owner`` returned (on the loop): its thread share goes to its next call."""
+        waiting = self._turns.get(owner)
+        while waiting:
+            turn = waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)  # the share passes on: the count stays
+                if not waiting:
+                    del self._turns[owner]
+                return
+        self._turns.pop(owner, None)
+        held = self._held.get(owner, 1) - 1
+        if held > 0:
+            self._held[owner] = held
+        else:
+            self._held.pop(owner, None)
 
     def _abandon(self, future: asyncio.Future[Any]) -> None:
         """The caller gave up on a call: if a worker is still running it, add a thread."""
@@ -195,7 +266,7 @@ class ThreadRunner:
                         running[future] = None
                     self._call(job)
                 except BaseException as exc:  # raised into the thread around the call
-                    job[4].hand_back((future, False, _aborted(exc)), force=True)
+                    job[4].hand_back((future, False, _aborted(exc), job[5]), force=True)
                     if not claimed:
                         with lock:
                             if idle[0]:
@@ -229,15 +300,18 @@ class ThreadRunner:
         return False
 
     def _call(self, job: _Job) -> None:
-        future, fn, kwargs, context, inbox = job
+        future, fn, kwargs, context, inbox, owner = job
         if future.done():  # cancelled while it waited for a thread: nobody wants it
+            if owner is not None:  # its caller's share comes back all the same
+                inbox.hand_back((future, False, None, owner), force=False)
             return
+        outcome: _Outcome
         try:
-            outcome = (future, True, context.run(fn, **kwargs))
+            outcome = (future, True, context.run(fn, **kwargs), owner)
         except Exception as exc:  # handed to the awaiting task
-            outcome = (future, False, exc)
+            outcome = (future, False, exc, owner)
         except BaseException as exc:  # SystemExit & co. must not reach the event loop
-            outcome = (future, False, _aborted(exc))
+            outcome = (future, False, _aborted(exc), owner)
         inbox.hand_back(outcome, force=False)
 
     def shutdown(self) -> None:

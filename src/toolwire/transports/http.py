@@ -61,7 +61,7 @@ SESSION_STATE_METHODS = frozenset(
 class HttpServer(Protocol):
     """What the HTTP app needs of a server."""
 
-    def connect(self, send: Callable[[bytes], None]) -> Connection: ...
+    def connect(self, send: Callable[[bytes], None], peer: Any = None) -> Connection: ...
 
     async def start(self) -> None: ...
 
@@ -150,7 +150,8 @@ class HttpApp:
             if self.auth is not None and method in ("POST", "GET", "DELETE"):
                 identity = await authenticate(self.auth, headers)  # before any body (SB-02)
             if method == "POST":
-                await self._post(headers, receive, send, identity)
+                client = scope.get("client")  # tells 2026-07-28 callers apart without auth
+                await self._post(headers, receive, send, identity, client[0] if client else None)
             elif method == "GET":
                 await self._get(headers, receive, send, identity)
             elif method == "DELETE":
@@ -193,7 +194,12 @@ class HttpApp:
     # ------------------------------------------------------------ POST
 
     async def _post(
-        self, headers: dict[str, str], receive: Receive, send: Send, identity: Any
+        self,
+        headers: dict[str, str],
+        receive: Receive,
+        send: Send,
+        identity: Any,
+        peer: str | None = None,
     ) -> None:
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
@@ -212,7 +218,7 @@ class HttpApp:
                 raise Rejection(406, "This endpoint answers with application/json only")
         if is_modern(message, headers):
             await self._post_modern(
-                message, headers, receive, send, wants_json, wants_sse, identity
+                message, headers, receive, send, wants_json, wants_sse, identity, peer
             )
         else:
             await self._post_legacy(
@@ -251,13 +257,14 @@ class HttpApp:
         wants_json: bool,
         wants_sse: bool,
         identity: Any,
+        peer: str | None = None,
     ) -> None:
         check_mirrored_headers(message, headers, self.server.header_params)
         if not wants_json and self.open_streams >= self.max_streams:  # refused before it runs
             raise Rejection(503, "Too many open streams")
         stream = Stream("modern")
         reply = Reply(stream, message.get("id"))
-        connection = self.server.connect(reply.related)
+        connection = self.server.connect(reply.related, peer)
         connection.route = lambda _related, data: reply.related(data)
         connection.identity = identity
         if not connection.feed_message(message, reply.final):  # a notification (or response)
