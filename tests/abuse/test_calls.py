@@ -176,10 +176,13 @@ async def test_one_sessions_hanging_calls_do_not_starve_other_callers(tool: str)
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("revision", [LEGACY, MODERN])
 async def test_calls_queued_past_the_per_caller_bound_are_refused_at_once(revision: str) -> None:
-    """``max_calls_per_caller=4, max_queued_calls_per_caller=8``: of 300 pipelined hanging
+    """``max_concurrent_calls=8, max_calls_per_caller=4, max_queued_calls_per_caller=8``: a
+    lone caller may use the slots that leave a share free, so of 300 pipelined hanging
     calls 4 run, 8 wait and the other 288 are refused at once with -31429; ping is answered;
     when a running call is cancelled, a waiting one takes its place."""
-    async with raw_server(SERVER, "--per-caller", "4", "--queued", "8", revision=revision) as s:
+    async with raw_server(
+        SERVER, "--total", "8", "--per-caller", "4", "--queued", "8", revision=revision
+    ) as s:
         if revision != MODERN:
             await s.initialize(revision)
         else:

@@ -3,7 +3,8 @@
 Run as a script it serves stdio, or HTTP with ``--http`` (``mcp.run(transport="http")`` on
 a free port, announced by uvicorn's "Uvicorn running on ..." line on stderr). With
 ``--lowlevel`` it is a :class:`toolwire.lowlevel.Server` whose sync ``call_tool`` handler
-serves the same tools. Options: ``--tool-timeout S``, ``--per-caller N``
+serves the same tools. Options: ``--tool-timeout S``, ``--total N`` (``max_concurrent_calls``),
+``--per-caller N``
 (``max_calls_per_caller``), ``--queued N`` (``max_queued_calls_per_caller``).
 
 * ``hang(key)``: async; reports ``started <key>`` as progress, then waits forever.
@@ -31,8 +32,9 @@ def build(
     tool_timeout: float | None = None,
     per_caller: int | None = None,
     queued: int | None = None,
+    total: int = 256,
 ) -> Server:
-    options: dict[str, Any] = {"tool_timeout": tool_timeout}
+    options: dict[str, Any] = {"tool_timeout": tool_timeout, "max_concurrent_calls": total}
     if per_caller is not None:
         options["max_calls_per_caller"] = per_caller
     if queued is not None:
@@ -112,13 +114,14 @@ if __name__ == "__main__":
     parser.add_argument("--tool-timeout", type=float)
     parser.add_argument("--per-caller", type=int)
     parser.add_argument("--queued", type=int)
+    parser.add_argument("--total", type=int, default=256)
     parser.add_argument("--http", action="store_true")
     parser.add_argument("--lowlevel", action="store_true")
     options = parser.parse_args()
     if options.lowlevel:
         server: Any = build_lowlevel(options.tool_timeout)
     else:
-        server = build(options.tool_timeout, options.per_caller, options.queued)
+        server = build(options.tool_timeout, options.per_caller, options.queued, options.total)
     if options.http:
         server.run(transport="http", port=0, log_level="info")
     else:

@@ -1,9 +1,10 @@
 """Admission of tool calls: a fair share of the call slots for every caller.
 
-``max_concurrent_calls`` calls run at once in the whole server; of those, one caller runs
-at most ``max_calls_per_caller`` (a quarter of the total by default), so calls that one
-caller leaves hanging never take every slot. A caller's calls beyond its share wait in its
-own queue; when a slot frees, the callers with waiting calls take turns (round robin), so
+``max_concurrent_calls`` calls run at once in the whole server. Each caller has a share of
+``max_calls_per_caller`` of them (a quarter of the total by default) and may go past it only
+into slots that still leave a whole share free for others: a lone caller can use three
+quarters of the slots, and calls that one caller leaves hanging never take them all. A
+caller's other calls wait in its own queue; when a slot frees, the callers with waiting calls take turns (round robin), so
 one caller's backlog never delays the others. A caller may have at most
 ``max_queued_calls_per_caller`` calls waiting: more are refused at once with the JSON-RPC
 error ``-31429`` (HTTP 429 for a JSON answer), which says how many are running and waiting.
@@ -60,20 +61,25 @@ class CallGate:
         self.queued = queued
         self.running = 0
         self._callers: dict[Any, _Caller] = {}
-        self._turns: OrderedDict[Any, _Caller] = OrderedDict()  # callers that could start one
+        self._turns: OrderedDict[Any, _Caller] = OrderedDict()  # callers with calls waiting
+
+    def _may_start(self, caller: _Caller) -> bool:
+        """A free slot, within the caller's share or leaving a whole share free for others."""
+        running = self.running
+        return running < self.total and (
+            caller.running < self.per_caller or running < self.total - self.per_caller
+        )
 
     async def enter(self, key: Any) -> None:
         """Take a slot for ``key``'s call, waiting for its turn if need be."""
         caller = self._callers.get(key)
         if caller is None:
             caller = self._callers[key] = _Caller()
-        if self.running < self.total and caller.running < self.per_caller and not caller.waiting:
+        if not caller.waiting and self._may_start(caller):
             caller.running += 1
             self.running += 1
             return
         if len(caller.waiting) >= self.queued:
-            if not caller.running and not caller.waiting:
-                del self._callers[key]
             raise RPCError(
                 TOO_MANY_CALLS,
                 f"Too many calls: this caller has {caller.running} running and "
@@ -83,8 +89,7 @@ class CallGate:
             )
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         caller.waiting.append(turn)
-        if caller.running < self.per_caller:
-            self._turns[key] = caller
+        self._turns[key] = caller
         try:
             await turn
         except asyncio.CancelledError:
@@ -101,27 +106,35 @@ class CallGate:
         caller = self._callers[key]
         caller.running -= 1
         self.running -= 1
-        if caller.waiting and key not in self._turns:
-            self._turns[key] = caller
         self._forget(key, caller)
-        self._hand_out()
+        if self._turns:
+            self._hand_out()
 
     def _hand_out(self) -> None:
+        """Free slots go to the callers with waiting calls, one call each per round."""
         turns = self._turns
-        while self.running < self.total and turns:
-            key, caller = turns.popitem(last=False)
-            while caller.waiting and caller.running < self.per_caller:
-                turn = caller.waiting.popleft()
-                if not turn.done():
-                    turn.set_result(None)
-                    caller.running += 1
-                    self.running += 1
-                    break
-            if caller.waiting and caller.running < self.per_caller:
-                turns[key] = caller  # to the back of the line
-            self._forget(key, caller)
+        granted = True
+        while granted and self.running < self.total:
+            granted = False
+            for key, caller in list(turns.items()):
+                if self.running >= self.total:
+                    return
+                if not self._may_start(caller):
+                    continue
+                while caller.waiting:
+                    turn = caller.waiting.popleft()
+                    if not turn.done():
+                        turn.set_result(None)
+                        caller.running += 1
+                        self.running += 1
+                        granted = True
+                        break
+                turns.move_to_end(key)  # to the back of the line
+                if not caller.waiting:
+                    del turns[key]
 
     def _forget(self, key: Any, caller: _Caller) -> None:
-        if not caller.running and not caller.waiting:
-            self._callers.pop(key, None)
+        if not caller.waiting:
             self._turns.pop(key, None)
+            if not caller.running:
+                self._callers.pop(key, None)

@@ -23,10 +23,12 @@ Faults stay inside the call that caused them:
   keeps its thread busy, and nothing can stop a sync function from outside; the pool
   grows by one thread (at most ``max_workers`` more in all) so that stuck calls do not
   starve the others. The extra thread leaves once the stuck call returns.
-* One caller's calls hold at most ``max_workers // 2`` threads at once (its share); more
-  wait their turn on the event loop without taking a thread. A call holds its share until
-  it returns, even if given up on, so calls one caller leaves blocked never take every
-  thread.
+* A caller's calls may take every free thread, but past its share (``max_workers // 2``)
+  only while the pool has a free one; the rest wait their turn on the event loop without
+  taking a thread. A call within its share always starts, on a thread of its own if the
+  pool is busy (up to ``max_workers`` more in all), so calls one caller leaves blocked
+  never keep another caller from a thread. A call holds its share until it returns or is
+  given up on (then it has a stand-in, below).
 * Workers are daemon threads: a call that never returns does not keep the process
   alive at exit.
 """
@@ -127,12 +129,15 @@ class ThreadRunner:
         # Event-loop side: threads each caller's calls hold, and its calls waiting for one.
         self.share = max(1, max_workers // 2)
         self._held: dict[Any, int] = {}
+        self._busy = 0  # threads held by callers' calls, in all
         self._turns: dict[Any, deque[asyncio.Future[None]]] = {}
         self._owners: dict[asyncio.Future[Any], Any] = {}  # calls holding a share, by future
 
     def _capacity(self) -> int:
-        """Threads allowed now: stuck calls that were given up on do not count."""
-        return self.max_workers + min(len(self._abandoned), self.max_workers)
+        """Threads allowed now: stuck calls that were given up on do not count, nor calls a
+        caller started within its share on a busy pool (each up to ``max_workers`` more)."""
+        beyond = min(max(self._busy - self.max_workers, 0), self.max_workers)
+        return self.max_workers + min(len(self._abandoned), self.max_workers) + beyond
 
     def submit(
         self, fn: Callable[..., Any], kwargs: dict[str, Any], owner: Any = None
@@ -159,17 +164,25 @@ class ThreadRunner:
     async def run(self, fn: Callable[..., Any], kwargs: dict[str, Any], owner: Any = None) -> Any:
         """``fn(**kwargs)`` on a worker; with an ``owner``, within that caller's share."""
         if owner is not None:
-            held = self._held.get(owner, 0)
-            if held < self.share:
-                self._held[owner] = held + 1
+            if self._may_take(owner):
+                self._take(owner)
             else:
                 await self._wait_turn(owner)
         future = self.submit(fn, kwargs, owner)
         try:
             return await future
         except asyncio.CancelledError:
+            self._returned(future)  # given up on: it no longer counts against its caller
             self._abandon(future)
             raise
+
+    def _may_take(self, owner: Any) -> bool:
+        """Within the caller's share, or a thread of the pool is still free."""
+        return self._held.get(owner, 0) < self.share or self._busy < self.max_workers
+
+    def _take(self, owner: Any) -> None:
+        self._held[owner] = self._held.get(owner, 0) + 1
+        self._busy += 1
 
     async def _wait_turn(self, owner: Any) -> None:
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -189,27 +202,31 @@ class ThreadRunner:
             raise
 
     def _returned(self, future: asyncio.Future[Any]) -> None:
-        """A call handed back (once or, after an interruption, twice): release its share once."""
+        """A call returned or was given up on: release its caller's thread once."""
         owner = self._owners.pop(future, None)
         if owner is not None:
             self._release(owner)
 
     def _release(self, owner: Any) -> None:
-        """A call of ``owner`` returned (on the loop): its thread share goes to its next call."""
-        waiting = self._turns.get(owner)
-        while waiting:
-            turn = waiting.popleft()
-            if not turn.done():
-                turn.set_result(None)  # the share passes on: the count stays
-                if not waiting:
-                    del self._turns[owner]
-                return
-        self._turns.pop(owner, None)
+        """One thread of ``owner`` is free (on the loop): hand it to a waiting call."""
         held = self._held.get(owner, 1) - 1
         if held > 0:
             self._held[owner] = held
         else:
             self._held.pop(owner, None)
+        self._busy -= 1
+        for waiter in [owner, *self._turns]:  # its own next call first, then the others
+            waiting = self._turns.get(waiter)
+            while waiting and self._may_take(waiter):
+                turn = waiting.popleft()
+                if not turn.done():
+                    self._take(waiter)
+                    turn.set_result(None)
+                    break
+            if waiting is not None and not waiting:
+                del self._turns[waiter]
+            if self._busy >= self.max_workers:
+                return
 
     def _abandon(self, future: asyncio.Future[Any]) -> None:
         """The caller gave up on a call: if a worker is still running it, add a thread."""
