@@ -27,6 +27,7 @@ LAYERS = {
     "jsonrpc": 0,
     "protocol": 1,
     "tools": 2,
+    "nonblocking": 2,
     "functions": 2,
     "resources": 2,
     "prompts": 2,

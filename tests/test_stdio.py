@@ -475,10 +475,9 @@ async def _quick_calls_then_hold(server: RawServer, tool: str) -> list[dict[str,
     return [first, *await recv_many(server, 2)]
 
 
-async def test_inline_tool_that_turns_slow_goes_back_to_threads(servers: Any) -> None:
-    """The price of running proven-quick sync tools inline: the first call that turns slow
-    holds the loop for its own duration (here until its hold times out); from then on the
-    tool runs on worker threads, so a blocked call no longer delays a ping."""
+async def test_a_quick_sync_tool_that_turns_slow_stays_off_the_loop(servers: Any) -> None:
+    """A sync tool that calls things is never moved inline, however quick its calls: one that
+    turns slow (here until its hold times out) and a later blocked one never delay a ping."""
     server = await servers("stdio_blocking.py", "--hold-timeout", "0.5")
     for i in range(12):  # enough quick calls for the tool to be moved onto the event loop
         await server.send(call(f"q{i}", "hold", {"key": "t", "wait": False}))

@@ -1,5 +1,5 @@
 """Registering tools (names, overrides, kinds of callables), removing them, list changes,
-and how sync tools run: on worker threads, inline once proven quick, back on threads when slow."""
+and how sync tools run: on worker threads, inline only when declared or proven non-blocking."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from toolwire import RegistrationError, Server, ServerError
-from toolwire import tools as tools_module
 
 from wire import checked_client
 
@@ -473,10 +472,8 @@ async def _call_n(client: Any, name: str, n: int, arguments: dict[str, Any] | No
         assert not result.is_error, result.text
 
 
-async def test_a_quick_sync_tool_moves_inline_after_eight_quick_calls(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)  # every call counts as quick
+async def test_a_quick_sync_tool_that_calls_things_stays_on_threads() -> None:
+    """However quick its calls, a tool whose code calls anything could block: never inline."""
     mcp = Server("t")
     seen: list[str] = []
 
@@ -488,61 +485,86 @@ async def test_a_quick_sync_tool_moves_inline_after_eight_quick_calls(
     tool = mcp.get_tool("where")
     assert tool is not None and not tool.inline
     async with checked_client(mcp, LEGACY) as client:
-        await _call_n(client, "where", tools_module.QUICK_CALLS_TO_INLINE - 1)
-        assert not tool.inline
-        await _call_n(client, "where", 1)
-        assert tool.inline
-        await _call_n(client, "where", 3)
-    main = threading.current_thread().name
-    assert all(name.startswith("toolwire-worker") for name in seen[:8])
-    assert seen[8:] == [main] * 3
+        await _call_n(client, "where", 20)
+    assert not tool.inline
+    assert len(seen) == 20 and all(name.startswith("toolwire-worker") for name in seen)
 
 
-async def test_real_timings_promote_a_trivial_tool() -> None:
+async def test_a_tool_that_provably_never_blocks_runs_inline_after_its_first_call() -> None:
     mcp = Server("t")
     tool = mcp.add_tool(add)
+    assert not tool.inline
     async with checked_client(mcp, LEGACY) as client:
-        for _ in range(200):  # eight quick calls in a row; a hiccup on a busy machine restarts it
-            await client.call_tool("add", {"a": 1, "b": 2})
-            if tool.inline:
-                break
-    assert tool.inline
+        assert (await client.call_tool("add", {"a": 1, "b": 2})).structured == {"result": 3}
+        assert tool.inline and tool.never_blocks
+        assert (await client.call_tool("add", {"a": 2, "b": 2})).structured == {"result": 4}
 
 
-async def test_a_slow_inline_call_sends_the_tool_back_to_threads_for_good(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)
-    mcp = Server("t")
-    seen: list[str] = []
-
-    @mcp.tool()
-    def sometimes_slow(delay: float = 0.0) -> str:
-        import time
-
-        seen.append(threading.current_thread().name)
-        if delay:
-            time.sleep(delay)
-        return "ok"
-
-    tool = mcp.get_tool("sometimes_slow")
-    assert tool is not None
-    async with checked_client(mcp, LEGACY) as client:
-        await _call_n(client, "sometimes_slow", 8)
-        assert tool.inline
-        with caplog.at_level(logging.WARNING, logger="toolwire"):
-            await _call_n(client, "sometimes_slow", 1, {"delay": 0.01})
-        assert not tool.inline
-        assert "'sometimes_slow' ran for" in caplog.text
-        assert "blocking=True" in caplog.text
-        seen.clear()
-        await _call_n(client, "sometimes_slow", 20)
-        assert not tool.inline
-    assert all(name.startswith("toolwire-worker") for name in seen)
+def _celsius(c: float) -> float:
+    return c * 9 / 5 + 32
 
 
-async def test_blocking_true_keeps_a_tool_on_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)
+def _greet(name: str, excited: bool = False) -> str:
+    return f"Hello {name}!" if excited else f"Hello {name}"
+
+
+def _power(a: int, b: int) -> int:
+    return a**b
+
+
+def _repeat(text: str, n: int) -> str:
+    return text * n
+
+
+def _width(a: int, w: int) -> str:
+    return f"{a:>{w}}"
+
+
+def _loop(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def _upper(text: str) -> str:
+    return text.upper()
+
+
+def _sleepy(seconds: float) -> str:
+    import time
+
+    time.sleep(seconds)
+    return "ok"
+
+
+def _listy(items: list[int]) -> int:
+    return len(items)
+
+
+@pytest.mark.parametrize(
+    ("fn", "expected"),
+    [
+        (add, True),
+        (_celsius, True),
+        (_greet, True),
+        (_power, False),  # grows with an argument's value
+        (_repeat, False),  # str * int
+        (_width, False),  # a format width from an argument
+        (_loop, False),
+        (_upper, False),  # any call
+        (_sleepy, False),
+        (_listy, False),  # not a plain parameter type
+        (functools.partial(add, 1), False),
+    ],
+)
+def test_never_blocks_accepts_only_straight_line_arithmetic(fn: Any, expected: bool) -> None:
+    from toolwire.nonblocking import never_blocks
+
+    assert never_blocks(fn) is expected
+
+
+async def test_blocking_true_keeps_a_tool_on_threads() -> None:
     mcp = Server("t")
     seen: list[str] = []
 
@@ -584,10 +606,7 @@ async def test_blocking_false_runs_inline_from_the_start_and_stays_there(
     assert seen == [threading.current_thread().name] * 3
 
 
-async def test_a_tool_with_a_timeout_always_runs_on_a_thread(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)
+async def test_a_tool_declared_non_blocking_with_a_timeout_runs_on_a_thread() -> None:
     mcp = Server("t")
     tool = mcp.add_tool(add, timeout=5, blocking=False)
     assert not tool.inline
@@ -596,8 +615,7 @@ async def test_a_tool_with_a_timeout_always_runs_on_a_thread(
     assert not tool.inline
 
 
-async def test_async_tools_are_never_inline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tools_module, "QUICK_CALL_S", 10.0)
+async def test_async_tools_are_never_inline() -> None:
     mcp = Server("t")
 
     @mcp.tool()

@@ -35,8 +35,9 @@ RESOURCE_NOT_FOUND_LEGACY = -32002
 HEADER_MISMATCH = -32020
 MISSING_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-# toolwire's own: a bound on what one client may hold was reached; retry later.
-SERVER_BUSY = -32000
+# toolwire's own, outside the ranges JSON-RPC and MCP reserve (JR-31): a bound on what one
+# client may hold (calls waiting, streams, sessions) was reached; retry later (HTTP 429/503).
+SERVER_BUSY = -31429
 
 Kind = Literal["request", "notification", "response"]
 

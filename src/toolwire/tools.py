@@ -13,7 +13,6 @@ import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from time import perf_counter
 from typing import Any, Literal
 
 from .auth.tokens import access_rules
@@ -32,16 +31,13 @@ _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 _ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 
-# How sync tools run. A sync function starts on worker threads, so a slow one never stalls
-# the event loop. Handing a call to a thread and back costs ~35 us, more than most quick
-# tools take, so a tool whose last QUICK_CALLS_TO_INLINE calls each finished within
-# QUICK_CALL_S runs inline from then on. An inline call that takes longer than
-# DEMOTE_AFTER_S sends the tool back to threads for good, with a warning. `blocking=True`
-# keeps a tool on threads always; `blocking=False` runs it inline from the start; a tool
-# with a timeout always runs on a thread (an inline call could not be interrupted).
-QUICK_CALL_S = 0.0002
-QUICK_CALLS_TO_INLINE = 8
-DEMOTE_AFTER_S = 0.002
+# How sync tools run. Nothing can interrupt a sync function on the event loop's thread, so
+# a sync tool runs on worker threads, where a slow or blocked call holds only its thread and
+# timeouts apply. Two kinds run inline instead, saving the thread hand-off (~35 us, more
+# than a quick tool takes): those declared `blocking=False` (the author's promise; not with a
+# timeout, which an inline call could not honour), and those whose code provably never
+# blocks (straight-line arithmetic on plain arguments, see toolwire.nonblocking), judged on
+# their first call. `blocking=True` keeps a tool on threads always.
 
 
 def check_name(name: str) -> str:
@@ -160,11 +156,11 @@ class Tool:
         ]
         self.is_async = is_async(fn)
         self.blocking = blocking
-        # A sync tool runs inline on the event loop when told it never blocks, or once it
-        # has proven quick (see "How sync tools run" above).
+        # A sync tool runs inline on the event loop when told it never blocks, or once its
+        # code is judged never to block (see "How sync tools run" above).
         self.inline = not self.is_async and blocking is False and timeout is None
-        self._quick_calls = 0
-        self._demoted = False  # a slow inline call sends a tool back to threads for good
+        self.never_blocks = False  # proven by its code: inline even when a timeout applies
+        self._judged = self.is_async or blocking is not None
         self.enabled = True
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.header_params = _header_params(self.name, self.schema.input_schema)
@@ -216,12 +212,12 @@ class Tool:
             return self._invalid(exc)
         deadline = self.timeout if self.timeout is not None else timeout
         try:
-            call = self.fn(**kwargs) if self.is_async else run_sync(self._timed, {"kwargs": kwargs})
+            call = self.fn(**kwargs) if self.is_async else run_sync(self.fn, kwargs)
             if deadline is not None:
-                outcome = await _before(call, deadline)
+                outcome = await before(call, deadline)
             else:
                 outcome = await call
-        except _DeadlinePassed:
+        except DeadlinePassed:
             if on_timeout is not None:
                 on_timeout()
             return text_result(f"Tool '{self.name}' timed out after {deadline:g} s", is_error=True)
@@ -233,9 +229,9 @@ class Tool:
             return self._failure(exc, mask_errors)  # the tool raised it itself: a failure
         if self.is_async:
             return self._result(outcome)
-        value, elapsed = outcome
-        self._observe(elapsed)
-        return self._result(value)
+        if not self._judged:
+            self._judge()
+        return self._result(outcome)
 
     def run_inline(self, arguments: JSON, injected: Any, *, mask_errors: bool) -> JSON:
         """Call a sync tool right here, on the event loop (only when :attr:`inline`)."""
@@ -244,18 +240,9 @@ class Tool:
         except InvalidArguments as exc:
             return self._invalid(exc)
         try:
-            value, elapsed = self._timed(kwargs)
+            value = self.fn(**kwargs)
         except BaseException as exc:  # even SystemExit: it would stop the event loop
             return self._failure(exc, mask_errors)
-        if elapsed > DEMOTE_AFTER_S and self.blocking is None:
-            self.inline = False
-            self._demoted = True
-            logger.warning(
-                "Tool %r ran for %.1f ms on the event loop; it runs on worker threads from now on "
-                "(declare blocking=True to start it there)",
-                self.name,
-                elapsed * 1000,
-            )
         return self._result(value)
 
     def _arguments(self, arguments: JSON, injected: Any) -> dict[str, Any]:
@@ -270,21 +257,13 @@ class Tool:
         result = text_result(f"Invalid arguments for tool '{self.name}': {exc}", is_error=True)
         return strip_control_json(result) if self.strip_control_sequences else result
 
-    def _timed(self, kwargs: dict[str, Any]) -> tuple[Any, float]:
-        start = perf_counter()
-        value = self.fn(**kwargs)
-        return value, perf_counter() - start
+    def _judge(self) -> None:
+        """After a first call on a thread: run inline from now on if the code never blocks."""
+        from .nonblocking import never_blocks
 
-    def _observe(self, elapsed: float) -> None:
-        """Count quick thread calls; enough of them in a row move the tool inline."""
-        if self.blocking is not None or self.timeout is not None or self._demoted:
-            return
-        if elapsed < QUICK_CALL_S:
-            self._quick_calls += 1
-            if self._quick_calls >= QUICK_CALLS_TO_INLINE:
-                self.inline = True
-        else:
-            self._quick_calls = 0
+        self._judged = True
+        if never_blocks(self.fn):
+            self.never_blocks = self.inline = True
 
     def _result(self, value: Any) -> JSON:
         try:
@@ -347,12 +326,12 @@ def _cancelled_from_outside() -> bool:
     return cancelling is None or cancelling() > 0
 
 
-class _DeadlinePassed(Exception):
+class DeadlinePassed(Exception):
     """The tool's deadline passed (unlike a ``TimeoutError`` the tool raised itself)."""
 
 
-async def _before(call: Awaitable[Any], deadline: float) -> Any:
-    """Await ``call`` for at most ``deadline`` seconds; past it, cancel it and raise _DeadlinePassed."""
+async def before(call: Awaitable[Any], deadline: float) -> Any:
+    """Await ``call`` for at most ``deadline`` seconds; past it, cancel it and raise DeadlinePassed."""
     task = asyncio.ensure_future(_boxed(call))
     try:
         done, _ = await asyncio.wait({task}, timeout=deadline)
@@ -362,7 +341,7 @@ async def _before(call: Awaitable[Any], deadline: float) -> Any:
     if not done:
         task.cancel()
         await asyncio.wait({task}, timeout=1.0)  # let its finally blocks run
-        raise _DeadlinePassed
+        raise DeadlinePassed
     ok, value = task.result()
     if not ok:
         raise value

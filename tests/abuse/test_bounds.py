@@ -8,7 +8,7 @@ the abuse and must stay normal, with 0 errors. Every message the server sends is
 against the negotiated revision's JSON Schema.
 
 * Batches (2025-03-26): an oversized batch is refused at once (HTTP 400, -32600), the calls
-  a session may have in flight are bounded (429 and -32000 beyond), and the calls of a
+  a session may have waiting are bounded (-31429 beyond), and the calls of a
   batch whose sender went away are cancelled (a batch is answered with one JSON body:
   nothing of it can be resumed).
 * Streams: one GET stream per session, resumptions included (409); streams per session and
@@ -326,48 +326,51 @@ async def test_the_calls_of_a_batch_whose_sender_left_are_cancelled() -> None:
 
 
 async def test_calls_in_flight_per_session_are_bounded() -> None:
-    """A session may have ``max_session_calls`` calls in flight: a batch or a call beyond
-    it is refused at once (429, Retry-After, -32000), before anything of it runs; other
-    clients are served meanwhile, and the session is served again once its calls end."""
-    with worker("server:max_session_calls=20") as server:
+    """A caller (here a session) runs calls within its share and may have
+    ``max_queued_calls_per_caller`` more waiting: the calls of a batch or a single call
+    beyond that are refused at once (-31429; 429 and Retry-After for a single call), before
+    they run; other clients are served meanwhile, and the session is served again once its
+    calls end."""
+    options = ("max_concurrent_calls=8", "max_calls_per_caller=2", "max_queued_calls_per_caller=4")
+    with worker(*(f"server:{option}" for option in options)) as server:
         async with ordinary(server.url) as other, httpx.AsyncClient(timeout=TIMEOUT) as http:
             session = await Legacy(http, server.url, BATCHES).open()
             observer = await Legacy(http, server.url, BATCHES).open()
             rss_before = rss_mib(server.pid)
             async with other.meanwhile():
-                held = [
-                    asyncio.ensure_future(
-                        session.post([call("work", {"ms": 60_000}) for _ in range(20)])
-                    )
-                ]
-                await counts(observer, started=20)  # the first batch runs
+                # 6 run (a lone caller leaves one share of 2 free), 4 wait for a slot
+                held = asyncio.ensure_future(
+                    session.post([call("work", {"ms": 60_000}) for _ in range(10)])
+                )
+                await counts(observer, started=6)
                 refused = [
                     await session.post([call("work", {"ms": 1}) for _ in range(5)]),
                     await session.post(call("work", {"ms": 1})),
                 ]
-                held[0].cancel()  # its sender hangs up: its calls are cancelled
+                held.cancel()  # its sender hangs up: its calls are cancelled
                 with contextlib.suppress(asyncio.CancelledError):
-                    await held[0]
-                tally = await counts(observer, 20)
+                    await held
+                tally = await counts(observer, 6)
                 again = await session.post(call("work", {"ms": 1}))
         rss_after = rss_mib(server.pid)
-        for response, count in zip(refused, (5, 1), strict=True):
-            assert response.status_code == 429, response.text
-            assert int(response.headers["retry-after"]) >= 1
+        for response, count, status in zip(refused, (5, 1), (200, 429), strict=True):
+            assert response.status_code == status, response.text
             errors = session.check(response)  # each request of the batch is answered
             assert len(errors) == count
-            assert {error["error"]["code"] for error in errors} == {-32000}, errors
+            assert {error["error"]["code"] for error in errors} == {-31429}, errors
+        assert int(refused[1].headers["retry-after"]) >= 1
         assert again.status_code == 200, again.text
         session.check(again)
         record(
-            "bounds: calls in flight on one session past max_session_calls=20",
-            f"HTTP {refused[0].status_code} -32000 for a batch and a call; "
-            f"{tally['started']} calls ran, {tally['cancelled']} cancelled at hang-up",
+            "bounds: calls of one session past its share and max_queued_calls_per_caller=4",
+            f"-31429 for each call of a batch (HTTP 200) and a call (HTTP "
+            f"{refused[1].status_code}); {tally['started']} calls ran, "
+            f"{tally['cancelled']} cancelled at hang-up",
             rss_before_mib=rss_before,
             rss_after_mib=rss_after,
             others=other.summary(),
         )
-        assert tally == {"started": 20, "finished": 0, "cancelled": 20}, tally
+        assert tally == {"started": 6, "finished": 0, "cancelled": 6}, tally
         other.assert_served()
 
 
@@ -593,7 +596,7 @@ async def test_sessions_are_bounded_and_idle_ones_evicted() -> None:
 
 async def test_a_client_whose_sessions_are_all_busy_is_told_to_retry() -> None:
     """Past ``max_client_sessions`` with no idle session to evict, an initialize is
-    refused: 429, Retry-After and a -32000 error; another client is served."""
+    refused: 429, Retry-After and a -31429 error; another client is served."""
     many = httpx.Limits(max_connections=100)
     with worker("max_client_sessions=3") as server:
         async with (
@@ -632,7 +635,7 @@ async def test_a_client_whose_sessions_are_all_busy_is_told_to_retry() -> None:
         assert int(refused.headers["retry-after"]) >= 1
         error = refused.json()
         WireChecker(LEGACY).server_sent(error)
-        assert error["error"]["code"] == -32000 and "id" in error
+        assert error["error"]["code"] == -31429 and "id" in error
         other.assert_served()
 
 

@@ -23,7 +23,6 @@ mcp = Server(
     rate_limits=RateLimiter(per_tool={"search": "3/hour", "*": "5/hour"}),
     # Large batches let the probe send its 110,000 names quickly; refused calls end at once.
     max_batch_size=5_000,
-    max_session_calls=5_000,
 )
 
 

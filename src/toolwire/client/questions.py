@@ -4,7 +4,7 @@
 
 Each question is answered on its own task (a person may take a while), at most
 ``max_server_requests`` at once: past that a question is answered at once with a JSON-RPC
-error (code -32000) asking to try again later, so a server that floods the client with
+error (code -31429, as a busy toolwire server answers) asking to try again later, so a server that floods the client with
 requests cannot make it hold more than that many. Writing an answer waits at most the
 client's ``timeout``.
 """
@@ -26,7 +26,6 @@ JSON = dict[str, Any]
 Handler = Callable[[JSON], Any]  # answers a server's question: params -> result (may be async)
 
 MAX_SERVER_REQUESTS = 32
-BUSY = -32000  # the answer to a question past max_server_requests
 
 
 class ServerQuestions:
@@ -52,7 +51,7 @@ class ServerQuestions:
             await self._answer_now(mid, error)
         elif len(self._answering) >= self.max_server_requests:
             error = RPCError(
-                BUSY,
+                jsonrpc.SERVER_BUSY,
                 f"The client is answering {self.max_server_requests} requests already "
                 "(max_server_requests); try again later",
             )

@@ -11,6 +11,7 @@ import asyncio
 import base64
 import binascii
 import logging
+import weakref
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from .. import __version__, jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
+from .admission import CallGate, caller_key
 from .context import ClientLogHandler
 from .inputs import StateSigner
 from .methods import METHODS
@@ -86,7 +88,7 @@ class ServerCore:
         icons: list[JSON] | None = None,
         page_size: int | None = None,
         mask_errors: bool = True,
-        max_workers: int = 16,
+        max_workers: int = 32,
         list_ttl_ms: int = 60_000,
         discover_ttl_ms: int = 3_600_000,
         shutdown_grace: float = 2.0,
@@ -95,7 +97,8 @@ class ServerCore:
         tool_timeout: float | None = None,
         max_concurrent_calls: int = 256,
         max_batch_size: int | None = 100,
-        max_session_calls: int | None = 100,
+        max_calls_per_caller: int | None = None,
+        max_queued_calls_per_caller: int = 256,
         lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
         middleware: Sequence[Middleware] = (),
         state_secret: bytes | None = None,
@@ -130,12 +133,19 @@ class ServerCore:
         # stdio: answers left unread above which no more requests are read; None: default.
         self.max_pending_output_bytes = max_pending_output_bytes
         self.tool_timeout = tool_timeout
+        # Call admission (toolwire.server.admission): slots in all, each caller's share of
+        # them (a quarter by default) and how many of its calls may wait for one.
         self.max_concurrent_calls = max_concurrent_calls
-        # A 2025-03-26 batch holds at most max_batch_size messages; one connection (a stdio
-        # client, an HTTP session) has at most max_session_calls calls in flight (None: no
-        # limit). Past either, the batch or call is refused at once and nothing of it runs.
+        self.max_calls_per_caller = (
+            max_calls_per_caller
+            if max_calls_per_caller is not None
+            else max(1, max_concurrent_calls // 4)
+        )
+        self.max_queued_calls_per_caller = max_queued_calls_per_caller
+        # A 2025-03-26 batch holds at most max_batch_size messages (None: no limit); a larger
+        # one is refused whole, before anything of it runs.
         self.max_batch_size = max_batch_size
-        self.max_session_calls = max_session_calls
+        self._peers: weakref.WeakKeyDictionary[ServerConnection, Any] = weakref.WeakKeyDictionary()
         self.runner = ThreadRunner(max_workers)
         self.middleware: list[Middleware] = list(middleware)
         self.signer = StateSigner(state_secret)
@@ -160,7 +170,7 @@ class ServerCore:
         self.lifespan_context: Any = None
         self._lifespan_scope: AbstractAsyncContextManager[Any] | None = None
         self._users = 0
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._slots: tuple[asyncio.AbstractEventLoop, CallGate] | None = None
         self._serving_loop: asyncio.AbstractEventLoop | None = None
         self.change_hooks: list[Callable[[JSON], None]] = []
         self._connections: set[ServerConnection] = set()
@@ -301,12 +311,29 @@ class ServerCore:
 
     # ------------------------------------------------------------ calls in flight
 
-    def call_slots(self) -> asyncio.Semaphore:
-        """The server-wide limit on tool calls in flight; calls beyond it wait their turn."""
+    def call_slots(self) -> CallGate:
+        """The tool calls in flight: a share per caller within the server-wide limit."""
         loop = asyncio.get_running_loop()
         if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.max_concurrent_calls))
+            gate = CallGate(
+                self.max_concurrent_calls,
+                self.max_calls_per_caller,
+                self.max_queued_calls_per_caller,
+            )
+            self._slots = (loop, gate)
         return self._slots[1]
+
+    async def admitted(
+        self, connection: ServerConnection, request: Request, work: Callable[[Any], Any]
+    ) -> Any:
+        """``await work(caller)`` once the caller's call has a slot (or ``SERVER_BUSY`` at once)."""
+        key = caller_key(request, connection, self._peers)
+        gate = self.call_slots()
+        await gate.enter(key)
+        try:
+            return await work(key)
+        finally:
+            gate.leave(key)
 
     # ------------------------------------------------------------ middleware
 
@@ -372,9 +399,13 @@ class ServerCore:
 
     # ------------------------------------------------------------ serving
 
-    def connect(self, send: Callable[[bytes], None]) -> ServerConnection:
-        """A new connection whose answers go to ``send`` (used by transports)."""
-        return ServerConnection(self, send)
+    def connect(self, send: Callable[[bytes], None], peer: Any = None) -> ServerConnection:
+        """A new connection whose answers go to ``send`` (used by transports); ``peer`` is
+        the client's network address, when it is the only thing that tells callers apart."""
+        connection = ServerConnection(self, send)
+        if peer is not None:
+            self._peers[connection] = peer
+        return connection
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve: ``"stdio"`` (default) until the client goes away, or ``"http"`` (Streamable

@@ -34,9 +34,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from ..content import content_block, to_json_text
+from ..content import content_block, text_result, to_json_text
+from ..functions import is_async
 from ..protocol import shaping
-from ..tools import failure_result
+from ..tools import DeadlinePassed, before, failure_result
 from .core import JSON
 from .lowlevel_primitives import PrimitiveHandlers, maybe_await
 from .session import Request, ServerConnection
@@ -116,14 +117,37 @@ class Server(PrimitiveHandlers):
     ) -> Any:
         if self._call_handler is None:
             return super().invoke_tool(connection, request, name, arguments)
-        return self._invoke(self._call_handler, request, name, arguments)
+        return self._invoke(self._call_handler, connection, request, name, arguments)
 
     async def _invoke(
-        self, handler: Callable[..., Any], request: Request, name: str, arguments: JSON
+        self,
+        handler: Callable[..., Any],
+        connection: ServerConnection,
+        request: Request,
+        name: str,
+        arguments: JSON,
     ) -> JSON:
+        def run(caller: Any) -> Any:
+            return self._run_handler(handler, caller, name, arguments)
+
+        result = await self.admitted(connection, request, run)
+        return shaping.call_result(result, request.features)
+
+    async def _run_handler(
+        self, handler: Callable[..., Any], caller: Any, name: str, arguments: JSON
+    ) -> JSON:
+        """Run the handler like a decorated tool: a sync one on a worker thread (it may
+        block), within ``tool_timeout``; every outcome becomes a result."""
+        deadline = self.tool_timeout
         try:
-            result = to_call_result(await maybe_await(handler(name, arguments)))
+            if is_async(handler):
+                call = maybe_await(handler(name, arguments))
+            else:
+                call = self.runner.run(handler, {"name": name, "arguments": arguments}, caller)
+            value = await (call if deadline is None else before(call, deadline))
+            return to_call_result(await maybe_await(value))
+        except DeadlinePassed:
+            return text_result(f"Tool '{name}' timed out after {deadline:g} s", is_error=True)
         except Exception as exc:
             source = getattr(getattr(handler, "__code__", None), "co_filename", None)
-            result = failure_result(exc, name, source, self.mask_errors)
-        return shaping.call_result(result, request.features)
+            return failure_result(exc, name, source, self.mask_errors)

@@ -53,10 +53,12 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     removes terminal escape sequences and control characters from every string of every
     result (off by default: it costs a scan of each string).
 
-    Bounded work: ``max_concurrent_calls`` (256) calls run at once, the rest wait; a
-    2025-03-26 batch holds at most ``max_batch_size`` (100) messages and one connection (a
-    stdio client, an HTTP session) at most ``max_session_calls`` (100) calls in flight;
-    past either the batch or call is refused at once (-32600, -32000) and nothing of it runs.
+    Bounded work: ``max_concurrent_calls`` (256) calls run at once, the rest wait; each
+    caller (the authenticated identity, else the session) has a fair share of the slots
+    (``max_calls_per_caller``, a quarter by default) and at most
+    ``max_queued_calls_per_caller`` (256) calls waiting, past which a call is refused at once
+    (-31429, HTTP 429); a 2025-03-26 batch holds at most ``max_batch_size`` (100) messages,
+    past which it is refused whole (-32600) and nothing of it runs.
     """
 
     def __init__(
@@ -250,7 +252,9 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         resumed = request.features.modern and (
             "requestState" in params or "inputResponses" in params
         )
-        if tool.inline and not resumed:  # answered right away, no task needed
+        # answered right away, no task needed; a timeout keeps a tool that is only
+        # declared non-blocking on a thread, where the timeout can apply
+        if tool.inline and not resumed and (tool.never_blocks or self.tool_timeout is None):
             context = self._context(tool, connection, request, None)
             if context is None:
                 result = tool.run_inline(arguments, None, mask_errors=self.mask_errors)
@@ -285,16 +289,20 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         context = self._context(tool, connection, request, answers)
         if context is not None:
             _current.set(context)  # this task's own copy of the context variables
+        runner = self.runner
+
+        def run(caller: Any) -> Any:
+            return tool.run(
+                arguments,
+                context,
+                lambda fn, kwargs: runner.run(fn, kwargs, caller),
+                mask_errors=self.mask_errors,
+                timeout=self.tool_timeout,
+                on_timeout=context._cancel if context is not None else None,
+            )
+
         try:
-            async with self.call_slots():
-                result = await tool.run(
-                    arguments,
-                    context,
-                    self.runner.run,
-                    mask_errors=self.mask_errors,
-                    timeout=self.tool_timeout,
-                    on_timeout=context._cancel if context is not None else None,
-                )
+            result = await self.admitted(connection, request, run)
         except InputRequired as needed:  # modern: the client answers, then calls again
             state = self.signer.seal(
                 tool.name, arguments, request.caller, answers or {}, needed.questions

@@ -203,9 +203,10 @@ class ServerConnection:
                 )
             )
             return True
-        refusal = self.batch_refusal(batch)
+        refusal = self._batch_refusal(batch)
         if refusal is not None:  # refused before any of it runs
-            return self._refuse_batch(batch, refusal, send)
+            send(jsonrpc.error_bytes(None, refusal))
+            return True
         parts: list[bytes] = []
         expected: int | None = None  # known once all are dispatched (some answer inline)
 
@@ -249,27 +250,10 @@ class ServerConnection:
             asyncio.gather(*tasks, return_exceptions=True).add_done_callback(finish)
         return count > 0
 
-    def _refuse_batch(self, batch: list[Any], refusal: RPCError, send: Reply) -> bool:
-        """An oversized batch gets one error; a batch past the calls a connection may have
-        in flight gets that error for each of its requests (its notifications and
-        responses are still handled: they start nothing)."""
-        if refusal.code != jsonrpc.SERVER_BUSY:
-            send(jsonrpc.error_bytes(None, refusal))
-            return True
-        parts: list[bytes] = []
-        for message in batch:
-            mid = jsonrpc.request_id(message)
-            if isinstance(message, dict) and "method" in message and mid is not None:
-                parts.append(jsonrpc.error_bytes(mid, refusal))
-            else:
-                self._message(message, parts.append)
-        if parts:
-            send(b"[" + b",".join(parts) + b"]")
-        return bool(parts)
-
-    def batch_refusal(self, batch: list[Any]) -> RPCError | None:
-        """Why a batch is refused whole: more messages than ``max_batch_size``, or more
-        requests than the connection may still have in flight (``max_session_calls``)."""
+    def _batch_refusal(self, batch: list[Any]) -> RPCError | None:
+        """Why a batch is refused whole: more messages than ``max_batch_size``. (Each of its
+        calls then passes the caller's admission like any other: see
+        :mod:`toolwire.server.admission`.)"""
         limit = self.server.max_batch_size
         if limit is not None and len(batch) > limit:
             return RPCError(
@@ -277,15 +261,6 @@ class ServerConnection:
                 f"Invalid request: a batch holds at most {limit} messages (this one has "
                 f"{len(batch)}); send fewer at a time",
             )
-        cap = self.server.max_session_calls
-        if cap is not None:
-            requests = sum(isinstance(m, dict) and "id" in m and "method" in m for m in batch)
-            if requests and len(self.in_flight) + requests > cap:
-                return RPCError(
-                    jsonrpc.SERVER_BUSY,
-                    f"Server busy: at most {cap} calls may be in flight on one session "
-                    f"({len(self.in_flight)} are); retry once some have answered",
-                )
         return None
 
     def _notification(self, message: JSON) -> None:

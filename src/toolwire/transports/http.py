@@ -64,7 +64,7 @@ STORE_DOWN = "The session store is unavailable; try again shortly"
 class HttpServer(Protocol):
     """What the HTTP app needs of a server."""
 
-    def connect(self, send: Callable[[bytes], None]) -> Connection: ...
+    def connect(self, send: Callable[[bytes], None], peer: Any = None) -> Connection: ...
 
     async def start(self) -> None: ...
 
@@ -167,7 +167,8 @@ class HttpApp:
                 identity = await authenticate(self.auth, headers)  # before any body (SB-02)
             limits.current_client.set(limits.client_of(scope, identity))
             if method == "POST":
-                await self._post(headers, receive, send, identity)
+                client = scope.get("client")  # tells 2026-07-28 callers apart without auth
+                await self._post(headers, receive, send, identity, client[0] if client else None)
             elif method == "GET":
                 await self._get(headers, receive, send, identity)
             elif method == "DELETE":
@@ -225,7 +226,12 @@ class HttpApp:
     # ------------------------------------------------------------ POST
 
     async def _post(
-        self, headers: dict[str, str], receive: Receive, send: Send, identity: Any
+        self,
+        headers: dict[str, str],
+        receive: Receive,
+        send: Send,
+        identity: Any,
+        peer: str | None = None,
     ) -> None:
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
@@ -244,7 +250,7 @@ class HttpApp:
                 raise Rejection(406, "This endpoint answers with application/json only")
         if is_modern(message, headers):
             await self._post_modern(
-                message, headers, receive, send, wants_json, wants_sse, identity
+                message, headers, receive, send, wants_json, wants_sse, identity, peer
             )
         else:
             await self._post_legacy(
@@ -283,6 +289,7 @@ class HttpApp:
         wants_json: bool,
         wants_sse: bool,
         identity: Any,
+        peer: str | None = None,
     ) -> None:
         check_mirrored_headers(message, headers, self.server.header_params)
         if not wants_json:  # no stream for it: refused before it runs
@@ -291,7 +298,7 @@ class HttpApp:
                 raise refused
         stream = Stream("modern")
         reply = Reply(stream, message.get("id"))
-        connection = self.server.connect(reply.related)
+        connection = self.server.connect(reply.related, peer)
         connection.route = lambda _related, data: reply.related(data)
         connection.identity = identity
         if not connection.feed_message(message, reply.final):  # a notification (or response)
@@ -330,7 +337,6 @@ class HttpApp:
             connection = session.connection
             connection.identity = identity  # feeding is synchronous: no one else's
             before = dict(connection.in_flight) if kind == "batch" else {}
-            refusal = connection.batch_refusal(message) if kind == "batch" else None
             answered = connection.feed_message(message, settle(answer))
             found = (
                 await limits.batch_answer(connection, before, answer, receive) if answered else b""
@@ -343,19 +349,13 @@ class HttpApp:
             if not answered:
                 await plain(send, 202, b"")  # nothing to answer (HT-09)
                 return
-            if refusal is not None and refusal.code == jsonrpc.SERVER_BUSY and data[:1] == b"[":
-                raise limits.busy_answer(data)  # each request refused: 429, retry later
             status = 200 if data[:1] == b"[" else status_of(data)  # a refused batch: 400
             await json_answer(send, status, data, None if self.stateless else session.id)
             return
-        limits.check_room(  # refused before it runs when its session has no room for it
-            self.streams,
-            session,
-            message,
-            getattr(self.server, "max_session_calls", None),
-            stream_needed=not wants_json,
-            session_id=None if self.stateless else session.id,
-        )
+        if not wants_json:  # only a stream can carry its answer: refused if none may open
+            refused = self.streams.refusal(None if self.stateless else session.id, message["id"])
+            if refused is not None:
+                raise refused
         stream = session.request_stream(message["id"])
         reply = Reply(stream, message["id"])
         session.replies[message["id"]] = reply

@@ -58,5 +58,7 @@ async def json_answer(send: Send, status: int, body: bytes, session_id: str | No
     headers = [(b"content-type", b"application/json")]
     if session_id is not None:
         headers.append((b"mcp-session-id", session_id.encode()))
+    if status == 429:  # a caller's calls waiting are at their bound: retry shortly
+        headers.append((b"retry-after", b"1"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

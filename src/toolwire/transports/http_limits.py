@@ -21,7 +21,7 @@ the ASGI server take it from ``X-Forwarded-For``, as uvicorn does for trusted pr
   everywhere when evicted (dropped from the store); one it only continued is just
   forgotten here and reloaded from the store when used again.
 
-Every refusal carries ``Retry-After`` and a JSON-RPC error (-32000) a client can act on.
+Every refusal carries ``Retry-After`` and a JSON-RPC error (-31429, ``jsonrpc.SERVER_BUSY``) a client can act on.
 """
 
 from __future__ import annotations
@@ -291,46 +291,6 @@ async def batch_answer(
         if connection.in_flight.get(mid) is task:
             connection.cancel(mid)
     return None
-
-
-def busy_answer(data: bytes) -> Rejection:
-    """A batch refused for the calls its session has in flight: 429 with Retry-After."""
-    return Rejection(
-        429,
-        "Server busy",
-        body=data,
-        content_type=b"application/json",
-        headers=[(b"retry-after", str(RETRY_AFTER_S).encode())],
-    )
-
-
-def check_room(
-    streams: Streams,
-    session: Session,
-    message: Any,
-    max_session_calls: int | None,
-    *,
-    stream_needed: bool,
-    session_id: str | None,
-) -> None:
-    """Refuse a request before it runs when its session has ``max_session_calls`` calls in
-    flight, or when only a stream could carry its answer and none may open."""
-    mid = message["id"]
-    if (
-        max_session_calls is not None
-        and message["method"] != "ping"
-        and len(session.connection.in_flight) >= max_session_calls
-    ):
-        raise busy(
-            429,
-            f"Server busy: at most {max_session_calls} calls may be in flight on one "
-            "session; retry once some have answered",
-            mid,
-        )
-    if stream_needed:
-        refused = streams.refusal(session_id, mid)
-        if refused is not None:
-            raise refused
 
 
 async def retire(session: Session, store: Any, *, everywhere: bool) -> None:

@@ -143,4 +143,6 @@ def status_of(data: bytes) -> int:
     code = error.get("code")
     if code == jsonrpc.METHOD_NOT_FOUND:
         return 404
+    if code == jsonrpc.SERVER_BUSY:
+        return 429
     return 400 if code in BAD_REQUEST_CODES else 200
