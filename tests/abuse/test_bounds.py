@@ -339,17 +339,19 @@ async def test_calls_in_flight_per_session_are_bounded() -> None:
             rss_before = rss_mib(server.pid)
             async with other.meanwhile():
                 # 6 run (a lone caller leaves one share of 2 free), 4 wait for a slot
-                held = asyncio.ensure_future(
-                    session.post([call("work", {"ms": 60_000}) for _ in range(10)])
-                )
+                held = [
+                    asyncio.ensure_future(
+                        session.post([call("work", {"ms": 60_000}) for _ in range(10)])
+                    )
+                ]
                 await counts(observer, started=6)
                 refused = [
                     await session.post([call("work", {"ms": 1}) for _ in range(5)]),
                     await session.post(call("work", {"ms": 1})),
                 ]
-                held.cancel()  # its sender hangs up: its calls are cancelled
+                held[0].cancel()  # its sender hangs up: its calls are cancelled
                 with contextlib.suppress(asyncio.CancelledError):
-                    await held
+                    await held[0]
                 tally = await counts(observer, 6)
                 again = await session.post(call("work", {"ms": 1}))
         rss_after = rss_mib(server.pid)
