@@ -331,20 +331,25 @@ async def test_calls_in_flight_per_session_are_bounded() -> None:
     beyond that are refused at once (-31429; 429 and Retry-After for a single call), before
     they run; other clients are served meanwhile, and the session is served again once its
     calls end."""
-    options = ("max_concurrent_calls=8", "max_calls_per_caller=2", "max_queued_calls_per_caller=4")
+    # A share of 10 of the 20 slots: the session's first 10 calls run whatever the observer's
+    # call takes, the next 4 wait, and any more are refused.
+    options = (
+        "max_concurrent_calls=20",
+        "max_calls_per_caller=10",
+        "max_queued_calls_per_caller=4",
+    )
     with worker(*(f"server:{option}" for option in options)) as server:
         async with ordinary(server.url) as other, httpx.AsyncClient(timeout=TIMEOUT) as http:
             session = await Legacy(http, server.url, BATCHES).open()
             observer = await Legacy(http, server.url, BATCHES).open()
             rss_before = rss_mib(server.pid)
             async with other.meanwhile():
-                # 6 run (a lone caller leaves one share of 2 free), 4 wait for a slot
                 held = [
                     asyncio.ensure_future(
-                        session.post([call("work", {"ms": 60_000}) for _ in range(10)])
+                        session.post([call("work", {"ms": 60_000}) for _ in range(14)])
                     )
                 ]
-                await counts(observer, started=6)
+                await counts(observer, started=10)
                 refused = [
                     await session.post([call("work", {"ms": 1}) for _ in range(5)]),
                     await session.post(call("work", {"ms": 1})),
@@ -352,7 +357,7 @@ async def test_calls_in_flight_per_session_are_bounded() -> None:
                 held[0].cancel()  # its sender hangs up: its calls are cancelled
                 with contextlib.suppress(asyncio.CancelledError):
                     await held[0]
-                tally = await counts(observer, 6)
+                tally = await counts(observer, 10)
                 again = await session.post(call("work", {"ms": 1}))
         rss_after = rss_mib(server.pid)
         for response, count, status in zip(refused, (5, 1), (200, 429), strict=True):
@@ -372,7 +377,7 @@ async def test_calls_in_flight_per_session_are_bounded() -> None:
             rss_after_mib=rss_after,
             others=other.summary(),
         )
-        assert tally == {"started": 6, "finished": 0, "cancelled": 6}, tally
+        assert tally == {"started": 10, "finished": 0, "cancelled": 10}, tally
         other.assert_served()
 
 
