@@ -110,7 +110,16 @@ def _clean(
     kind = type(value)
     if kind is str:
         return _text(value)
-    if value is None or kind is bool or kind is int:
+    if value is None or kind is bool:
+        return value
+    if kind is int:
+        if -(2**63) <= value < 2**64:
+            return value
+        try:  # past 64 bits the standard library writes it, up to Python's digit limit
+            str(value)
+        except ValueError:
+            lost.append("an integer too long to write")
+            return f"<int of {value.bit_length()} bits>"
         return value
     if kind is float:
         return value if math.isfinite(value) else None

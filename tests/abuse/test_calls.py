@@ -136,30 +136,44 @@ async def timed_calls(peer: HttpPeer, rounds: int) -> tuple[list[float], int]:
 
 
 @pytest.mark.timeout(90)
+@pytest.mark.parametrize("sessions", [1, 4])
 @pytest.mark.parametrize("tool", ["hang", "hang_sync"])
-async def test_one_sessions_hanging_calls_do_not_starve_other_callers(tool: str) -> None:
-    """One legacy session leaves 300 calls hanging (async awaiting forever, or sync blocking
-    worker threads) and stops caring. Another session and 2026-07-28 requests are served at
-    once, async and sync tools alike, and the abuser's own session still answers ping."""
+async def test_one_sessions_hanging_calls_do_not_starve_other_callers(
+    tool: str, sessions: int
+) -> None:
+    """One client leaves 300 calls hanging (async awaiting forever, or sync blocking worker
+    threads), from one legacy session or spread over several (each unauthenticated address
+    is one caller, whatever sessions it opens), and stops caring. Another client's session
+    and 2026-07-28 requests (from another address) are served at once, async and sync tools
+    alike, and the abuser's own sessions still answer ping."""
+    elsewhere = httpx.AsyncHTTPTransport(local_address="127.0.0.3")
     async with (
         http_server() as (url, process),
         httpx.AsyncClient(timeout=TIMEOUT, limits=httpx.Limits(max_connections=64)) as http,
+        httpx.AsyncClient(timeout=TIMEOUT, transport=elsewhere) as other_http,
     ):
-        abuser, other = HttpPeer(http, url, LEGACY), HttpPeer(http, url, LEGACY)
-        modern = HttpPeer(http, url, MODERN)
-        await abuser.initialize()
+        abusers = [HttpPeer(http, url, LEGACY) for _ in range(sessions)]
+        other = HttpPeer(other_http, url, LEGACY)
+        modern = HttpPeer(other_http, url, MODERN)
+        for abuser in abusers:
+            await abuser.initialize()
         await other.initialize()
         baseline, _ = await timed_calls(other, 6)
         rss_before = rss_mib(process.pid)
-        refused = await leave_hanging(abuser, tool, ABUSE)
+        refused = sum(
+            await asyncio.gather(
+                *(leave_hanging(abuser, tool, ABUSE // sessions) for abuser in abusers)
+            )
+        )
         legacy_lat, legacy_errors = await timed_calls(other, 20)
         modern_lat, modern_errors = await timed_calls(modern, 20)
-        (pong,) = await abuser.post(abuser.request("ping"))
-        assert pong["result"] == {}
+        for abuser in abusers:
+            (pong,) = await abuser.post(abuser.request("ping"))
+            assert pong["result"] == {}
         rss_after = rss_mib(process.pid)
     everyone = legacy_lat + modern_lat
     record(
-        f"calls: {ABUSE} hanging {tool} calls from one HTTP session",
+        f"calls: {ABUSE} hanging {tool} calls from one HTTP client, {sessions} session(s)",
         f"{ABUSE - refused} taken, {refused} refused (-31429); its ping answered",
         rss_before_mib=rss_before,
         rss_after_mib=rss_after,
@@ -168,7 +182,8 @@ async def test_one_sessions_hanging_calls_do_not_starve_other_callers(tool: str)
     )
     assert legacy_errors == modern_errors == 0
     assert max(everyone) < VICTIM_BOUND_S, figures(everyone)
-    assert abuser.checker.client_issues == other.checker.client_issues == []
+    assert all(abuser.checker.client_issues == [] for abuser in abusers)
+    assert other.checker.client_issues == []
     assert modern.checker.client_issues == []
     assert rss_after - rss_before < 64, (rss_before, rss_after)
 

@@ -389,6 +389,53 @@ async def test_a_tool_raising_cancelled_error_is_answered(revision: str, tmp_pat
     )
 
 
+@pytest.mark.timeout(30)
+async def test_cancellations_are_read_while_requests_wait_for_calls_in_flight(
+    tmp_path: Path,
+) -> None:
+    """A stdio client with ``max_calls_in_flight`` (32) calls in flight: its further
+    requests wait unread, but its cancellations are still read: they end the calls in
+    flight, withdraw the requests still waiting (never run), and the request that waited
+    behind them is served; a cancelled call sends nothing (CN-04)."""
+    records = tmp_path / "records.txt"
+    async with stdio_server(LEGACY, records) as server:
+        hanging = range(1, 41)  # 32 run, 8 (which would append) wait behind them, unread
+        burst = b"".join(
+            orjson.dumps(
+                call(mid, "wait", {"key": f"w{mid}"}, LEGACY)
+                if mid <= 32
+                else call(mid, "append", {"text": "withdrawn"}, LEGACY)
+            )
+            + b"\n"
+            for mid in hanging
+        )
+        cancels = b"".join(
+            orjson.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": mid, "reason": "test"},
+                }
+            )
+            + b"\n"
+            for mid in hanging
+        )
+        assert server.process.stdin is not None
+        server.process.stdin.write(burst + orjson.dumps(ping(100, LEGACY)) + b"\n" + cancels)
+        start = time.perf_counter()
+        answer = await server.recv()  # the first message at all: nothing for the cancelled
+        took = time.perf_counter() - start
+        assert answer["id"] == 100 and answer["result"] == {}, answer
+        await server.send(call(101, "append", {"text": "after"}, LEGACY))
+        assert text_of(await server.response(101)) == "appended"
+    assert runs(records) == 1  # the 8 withdrawn appends never ran
+    record(
+        "wire: 32 hanging calls (max_calls_in_flight) and 8 waiting, then 40 cancels, stdio",
+        f"the cancels were read past the waiting requests (the 8 withdrawn, never run); the "
+        f"ping behind them answered in {took * 1000:.0f} ms, nothing sent for the cancelled",
+    )
+
+
 # ---------------------------------------------------------------- output backpressure
 
 BLOB = 1024 * 1024
@@ -397,13 +444,21 @@ PAD = "p" * 8192  # requests bigger than the pipe's buffer, so a paused server i
 
 
 @pytest.mark.timeout(60)
-async def test_a_client_that_does_not_read_cannot_grow_the_server(tmp_path: Path) -> None:
+@pytest.mark.parametrize("tool", ["blob", "ablob"])
+@pytest.mark.parametrize("size", ["padded", "compact"])
+async def test_a_client_that_does_not_read_cannot_grow_the_server(
+    tmp_path: Path, tool: str, size: str
+) -> None:
+    """200 calls answering 1 MB each that the client never reads. Padded requests (8 KiB)
+    overflow the pipe, so the pause shows; compact ones (~100 bytes, as a real client sends
+    them) are all read in one go, and the calls in flight are what bounds memory."""
     records = tmp_path / "records.txt"
+    pad = {"pad": PAD} if size == "padded" else {}
     async with stdio_server(LEGACY, records, limit=2 * BLOB) as server:
         pid = server.process.pid
         before = rss_mib(pid)
         burst = b"".join(
-            orjson.dumps(call(mid, "blob", {"size": BLOB}, LEGACY, pad=PAD)) + b"\n"
+            orjson.dumps(call(mid, tool, {"size": BLOB}, LEGACY, **pad)) + b"\n"
             for mid in range(1, CALLS + 1)
         )
         burst += orjson.dumps(call(CALLS + 1, "append", {"text": "end"}, LEGACY)) + b"\n"
@@ -430,13 +485,13 @@ async def test_a_client_that_does_not_read_cannot_grow_the_server(tmp_path: Path
         await server.send(ping(CALLS + 2, LEGACY))
         assert (await server.response(CALLS + 2))["result"] == {}
         after = rss_mib(pid)
-    assert paused, "the server read the whole burst while its output was not read"
+    assert paused or not pad, "the server read the whole burst while its output was not read"
     assert runs(records) == 1
-    # Unbounded, the server grows by ~200 MiB here (all answers queued at once); bounded,
-    # by the 1 MiB mark plus the answers of the calls read before reading paused.
+    # Unbounded, the server grows by ~200-300 MiB here (all answers queued at once); bounded,
+    # by the 1 MiB mark plus the answers of the calls in flight (32 at most).
     assert held - before < 48 and peak - before < 48, (before, held, peak)
     record(
-        "wire: 200 x 1 MB answers nobody reads, stdio",
+        f"wire: 200 x 1 MB answers nobody reads, stdio, {size} requests, {tool}",
         f"server paused reading (peak {peak:.0f} MiB); all {CALLS} answered once read",
         rss_before_mib=before,
         rss_after_mib=after,

@@ -96,6 +96,11 @@ def build(record: Record) -> Server:
         return "x" * size
 
     @mcp.tool()
+    async def ablob(size: int) -> str:
+        """A text of ``size`` bytes, from an async tool."""
+        return "x" * size
+
+    @mcp.tool()
     async def chatty(ctx: Context, path: str) -> str:
         """Logs and reports progress naming the folder's files."""
         names = ", ".join(sorted(os.listdir(path)))

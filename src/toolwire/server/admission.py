@@ -4,16 +4,15 @@
 ``max_calls_per_caller`` of them (a quarter of the total by default) and may go past it only
 into slots that still leave a whole share free for others: a lone caller can use three
 quarters of the slots, and calls that one caller leaves hanging never take them all. A
-caller's other calls wait in its own queue; when a slot frees, the callers with waiting calls take turns (round robin), so
-one caller's backlog never delays the others. A caller may have at most
+caller's other calls wait in its own queue; when a slot frees, the callers with waiting
+calls take turns (round robin), so one caller's backlog never delays the others. A caller may have at most
 ``max_queued_calls_per_caller`` calls waiting: more are refused at once with the JSON-RPC
 error ``-31429`` (HTTP 429 for a JSON answer), which says how many are running and waiting.
 
-Who the caller is (:func:`caller_key`): the authenticated identity when there is one; else
-the session (one stdio client, one legacy HTTP session); else, for a 2026-07-28 HTTP request,
-which has no session, the client's network address (behind a reverse proxy every
-unauthenticated client shares the proxy's address: put authentication in front); else the
-connection itself.
+Who the caller is (:func:`caller_key`): the authenticated identity when there is one; else,
+over HTTP, the client's network address, whatever sessions it opened (behind a reverse proxy
+every unauthenticated client shares the proxy's address: put authentication in front); else
+the connection itself (one stdio client).
 """
 
 from __future__ import annotations
@@ -32,15 +31,13 @@ if TYPE_CHECKING:
 __all__ = ["CallGate", "caller_key"]
 
 
-def caller_key(request: Request, connection: ServerConnection, peers: Any) -> Any:
+def caller_key(request: Request, connection: ServerConnection) -> Any:
     """Whose share a call counts against (see the module docs)."""
     identity = request.identity
     if identity is not None:
         return ("identity", str(identity))
-    if connection.features is None:  # no session: a 2026-07-28 request
-        peer = peers.get(connection)
-        if peer is not None:
-            return ("peer", peer)
+    if connection.peer is not None:  # HTTP: every session of one address is one caller
+        return ("peer", connection.peer)
     return connection
 
 

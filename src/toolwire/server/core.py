@@ -11,7 +11,6 @@ import asyncio
 import base64
 import binascii
 import logging
-import weakref
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
@@ -94,6 +93,7 @@ class ServerCore:
         shutdown_grace: float = 2.0,
         max_message_bytes: int | None = None,
         max_pending_output_bytes: int | None = None,
+        max_calls_in_flight: int | None = None,
         tool_timeout: float | None = None,
         max_concurrent_calls: int = 256,
         max_batch_size: int | None = 100,
@@ -132,6 +132,8 @@ class ServerCore:
         self.max_message_bytes = max_message_bytes
         # stdio: answers left unread above which no more requests are read; None: default.
         self.max_pending_output_bytes = max_pending_output_bytes
+        # stdio: calls in flight past which no more requests are handled; None: default.
+        self.max_calls_in_flight = max_calls_in_flight
         self.tool_timeout = tool_timeout
         # Call admission (toolwire.server.admission): slots in all, each caller's share of
         # them (a quarter by default) and how many of its calls may wait for one.
@@ -145,7 +147,6 @@ class ServerCore:
         # A 2025-03-26 batch holds at most max_batch_size messages (None: no limit); a larger
         # one is refused whole, before anything of it runs.
         self.max_batch_size = max_batch_size
-        self._peers: weakref.WeakKeyDictionary[ServerConnection, Any] = weakref.WeakKeyDictionary()
         self.runner = ThreadRunner(max_workers)
         self.middleware: list[Middleware] = list(middleware)
         self.signer = StateSigner(state_secret)
@@ -327,7 +328,7 @@ class ServerCore:
         self, connection: ServerConnection, request: Request, work: Callable[[Any], Any]
     ) -> Any:
         """``await work(caller)`` once the caller's call has a slot (or ``SERVER_BUSY`` at once)."""
-        key = caller_key(request, connection, self._peers)
+        key = caller_key(request, connection)
         gate = self.call_slots()
         await gate.enter(key)
         try:
@@ -399,13 +400,9 @@ class ServerCore:
 
     # ------------------------------------------------------------ serving
 
-    def connect(self, send: Callable[[bytes], None], peer: Any = None) -> ServerConnection:
-        """A new connection whose answers go to ``send`` (used by transports); ``peer`` is
-        the client's network address, when it is the only thing that tells callers apart."""
-        connection = ServerConnection(self, send)
-        if peer is not None:
-            self._peers[connection] = peer
-        return connection
+    def connect(self, send: Callable[[bytes], None]) -> ServerConnection:
+        """A new connection whose answers go to ``send`` (used by transports)."""
+        return ServerConnection(self, send)
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve: ``"stdio"`` (default) until the client goes away, or ``"http"`` (Streamable
@@ -473,6 +470,8 @@ class ServerCore:
             options.setdefault("max_message_bytes", self.max_message_bytes)
         if self.max_pending_output_bytes is not None:
             options.setdefault("max_pending_output_bytes", self.max_pending_output_bytes)
+        if self.max_calls_in_flight is not None:
+            options.setdefault("max_calls_in_flight", self.max_calls_in_flight)
         await self.start()
         try:
             await serve_stdio(self.connect, grace=self.shutdown_grace, **options)

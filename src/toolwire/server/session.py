@@ -128,6 +128,9 @@ class ServerConnection:
         # Who is calling (an AccessToken), set by an authenticating transport before it
         # feeds a message; copied into each Request made from that message.
         self.identity: Any = None
+        # The client's network address (HTTP), what tells unauthenticated callers apart.
+        self.peer: str | None = None
+        self.on_settled: Callable[[], None] | None = None  # a request in flight ended
         self.in_flight: dict[str | int, asyncio.Task[None]] = {}
         self._running: dict[str | int, Request] = {}  # the requests of in_flight, by id
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
@@ -325,6 +328,8 @@ class ServerConnection:
         if self.in_flight.get(mid) is task:
             del self.in_flight[mid]
             self._running.pop(mid, None)
+            if self.on_settled is not None:
+                self.on_settled()
 
     def cancel(self, mid: str | int) -> None:
         """Stop a request in flight: its tool is cancelled, and nothing more is sent for it,

@@ -22,6 +22,8 @@ class Connection(Protocol):
     route: Callable[[str | int | None, bytes], None] | None
     in_flight: dict[str | int, Any]  # requests still being answered
     identity: Any  # the authenticated caller of the messages fed next (HTTP with auth)
+    peer: str | None  # the client's network address (HTTP), for admission without a token
+    on_settled: Callable[[], None] | None  # told each time a request in flight ends
 
     def send_related(self, related: str | int | None, data: bytes) -> None: ...
 

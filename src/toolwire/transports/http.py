@@ -64,7 +64,7 @@ STORE_DOWN = "The session store is unavailable; try again shortly"
 class HttpServer(Protocol):
     """What the HTTP app needs of a server."""
 
-    def connect(self, send: Callable[[bytes], None], peer: Any = None) -> Connection: ...
+    def connect(self, send: Callable[[bytes], None]) -> Connection: ...
 
     async def start(self) -> None: ...
 
@@ -254,7 +254,7 @@ class HttpApp:
             )
         else:
             await self._post_legacy(
-                message, body, headers, receive, send, wants_json, wants_sse, identity
+                message, body, headers, receive, send, wants_json, wants_sse, identity, peer
             )
 
     async def _body(self, receive: Receive) -> bytes:
@@ -298,7 +298,8 @@ class HttpApp:
                 raise refused
         stream = Stream("modern")
         reply = Reply(stream, message.get("id"))
-        connection = self.server.connect(reply.related, peer)
+        connection = self.server.connect(reply.related)
+        connection.peer = peer
         connection.route = lambda _related, data: reply.related(data)
         connection.identity = identity
         if not connection.feed_message(message, reply.final):  # a notification (or response)
@@ -326,11 +327,13 @@ class HttpApp:
         wants_json: bool,
         wants_sse: bool,
         identity: Any,
+        peer: str | None = None,
     ) -> None:
         if kind_of(message) == "request" and message.get("method") == "initialize":
             await self._initialize(message, send, identity)
             return
         session = await self._session(headers, identity)
+        session.connection.peer = peer  # who calls, for admission, if no token says so
         kind = kind_of(message)
         if kind != "request":  # a batch, a notification, a response, or something invalid
             answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()

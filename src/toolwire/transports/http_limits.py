@@ -53,14 +53,8 @@ current_client: contextvars.ContextVar[str] = contextvars.ContextVar(
 
 def client_of(scope: Any, identity: Any) -> str:
     """The authenticated caller, else the peer address."""
-    if identity is not None:
-        owner = (
-            getattr(identity, "issuer", None),
-            getattr(identity, "subject", None),
-            getattr(identity, "client_id", None),
-        )
-        if any(owner):
-            return "token:" + "|".join(part or "" for part in owner)
+    if identity is not None:  # str(): its subject or client id, else a digest of the token
+        return f"token:{getattr(identity, 'issuer', None) or ''}|{identity}"
     peer = scope.get("client")
     return f"peer:{peer[0]}" if peer else "peer:-"
 

@@ -9,8 +9,13 @@ written in one go per event-loop pass.
 Output is bounded: once more than ``max_pending_output_bytes`` of answers wait for a client
 that does not read them (the writer's queue plus the pipe transport's buffer), no more
 requests are read, not even the lines already buffered, until the output drains below a
-quarter of that. What a paused server holds is that mark plus the answers of the calls read
-before it paused; the requests wait in the pipe.
+quarter of that. And at most ``max_calls_in_flight`` calls run (or wait for a slot) at once:
+further requests wait unread until one ends, so a burst read in one go cannot start more
+calls than that, whose answers would pile up. Cancellations are read meanwhile (a
+``notifications/cancelled`` line is handled ahead of the requests that wait, and one for a
+request still waiting withdraws that request: it is never handled). What a paused
+server holds is the output mark plus the answers of the calls in flight; the requests wait
+in the pipe.
 
 The server stops when stdin ends or on ``SIGTERM``/``SIGINT`` (see :mod:`.stopping`): calls
 in flight get ``grace`` seconds to answer, the rest are cancelled and never answered. A
@@ -39,6 +44,10 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 # Unsent output (answers a client has not read yet) above which requests are no longer
 # read; reading resumes once it is below a quarter of it.
 MAX_PENDING_OUTPUT_BYTES = 1024 * 1024
+# Calls in flight past which no more requests are handled until one ends.
+MAX_CALLS_IN_FLIGHT = 32
+_CANCEL = b'"notifications/cancelled"'
+MAX_WITHDRAWN = 1024  # cancelled requests still waiting, remembered to be skipped
 
 
 class _LineProtocol(asyncio.Protocol):
@@ -46,18 +55,29 @@ class _LineProtocol(asyncio.Protocol):
 
     A line leaves the buffer before it is handled, so nothing a handler does can make it
     be handled twice. While the writer holds too much unsent output (:class:`_Writer`),
-    lines already read wait here and reading stops; they are handled once it drains.
+    lines already read wait here and reading stops; they are handled once it drains. While
+    ``max_calls`` calls are in flight, lines wait here too (but cancellations), and are
+    handled as calls end.
     """
 
     def __init__(
-        self, connection: Connection, eof: asyncio.Future[None], max_bytes: int, gate: _Writer
+        self,
+        connection: Connection,
+        eof: asyncio.Future[None],
+        max_bytes: int,
+        gate: _Writer,
+        max_calls: int,
     ) -> None:
         self.connection = connection
         self.eof = eof
         self.max_bytes = max_bytes
         self.gate = gate
+        self.max_calls = max_calls
         self.buffer = bytearray()
         self.discarding = False
+        self.busy = False  # lines wait for calls in flight to end
+        self.withdrawn: set[Any] = set()  # ids of waiting requests cancelled meanwhile
+        connection.on_settled = self.settled
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
@@ -67,13 +87,15 @@ class _LineProtocol(asyncio.Protocol):
         """Handle the complete lines in the buffer (until the writer is over its mark)."""
         buffer = self.buffer
         feed = self.connection.feed
+        in_flight = self.connection.in_flight
         gate = self.gate
         start = 0
         held = False
         try:
             while True:
-                if gated and gate.paused:
+                if gated and (gate.paused or len(in_flight) >= self.max_calls):
                     held = True
+                    self.busy = not gate.paused
                     break
                 end = buffer.find(b"\n", start)
                 if end < 0:
@@ -85,6 +107,8 @@ class _LineProtocol(asyncio.Protocol):
                     self._too_long()
                 else:
                     line = bytes(buffer[first:end])
+                    if self.withdrawn and self._withdrawn(line):
+                        continue
                     if line.strip():
                         try:
                             feed(line)
@@ -92,11 +116,46 @@ class _LineProtocol(asyncio.Protocol):
                             logger.exception("Failed to handle a message")
         finally:
             del buffer[:start]
+        if held and self.busy and _CANCEL in buffer:
+            self._cancels_first()
         if not held and len(buffer) > self.max_bytes:
             buffer.clear()
             if not self.discarding:
                 self.discarding = True
                 self._too_long()
+
+    def _cancels_first(self) -> None:
+        """Handle the waiting ``notifications/cancelled`` lines now: they end calls in
+        flight, which is what the other lines wait for."""
+        kept = bytearray()
+        lines = self.buffer.split(b"\n")
+        for line in lines[:-1]:  # complete lines; the last piece may be partial
+            if _CANCEL not in line:
+                kept += line + b"\n"
+                continue
+            self.connection.feed(bytes(line))
+            with contextlib.suppress(Exception):  # a malformed one was answered by feed
+                mid = jsonrpc.loads(line)["params"]["requestId"]
+                if mid not in self.connection.in_flight and len(self.withdrawn) < MAX_WITHDRAWN:
+                    self.withdrawn.add(mid)
+        kept += lines[-1]
+        self.buffer[:] = kept
+
+    def _withdrawn(self, line: bytes) -> bool:
+        """Whether ``line`` is a request its client cancelled while it waited."""
+        with contextlib.suppress(Exception):
+            message = jsonrpc.loads(line)
+            mid = message.get("id") if "method" in message else None
+            if mid in self.withdrawn:
+                self.withdrawn.discard(mid)
+                return True
+        return False
+
+    def settled(self) -> None:
+        """A call ended: handle the lines that waited for it."""
+        if self.busy and not self.gate.paused and not self.gate.stopping:
+            self.busy = False
+            self.split()
 
     def _too_long(self) -> None:
         error = RPCError(
@@ -272,6 +331,7 @@ async def serve_stdio(
     grace: float = 2.0,
     max_message_bytes: int = MAX_MESSAGE_BYTES,
     max_pending_output_bytes: int = MAX_PENDING_OUTPUT_BYTES,
+    max_calls_in_flight: int = MAX_CALLS_IN_FLIGHT,
     protocol_fd: int | None = None,
 ) -> None:
     """Serve one connection on this process's stdin/stdout until stdin closes or a
@@ -282,9 +342,10 @@ async def serve_stdio(
     ``protocol_fd`` is the descriptor for protocol output when the caller already
     protected stdout (see :func:`run_stdio`). Once more than ``max_pending_output_bytes``
     of answers wait for the client to read them, no more requests are read until they
-    drain below a quarter of that (see :class:`_Writer`).
+    drain below a quarter of that (see :class:`_Writer`); while ``max_calls_in_flight``
+    calls are in flight, further requests wait until one ends (see :class:`_LineProtocol`).
     """
-    limits = (max_message_bytes, max_pending_output_bytes)
+    limits = (max_message_bytes, max_pending_output_bytes, max(max_calls_in_flight, 1))
     if protocol_fd is None:
         _quiet_logging_default()
         with protected_stdout() as fd:
@@ -294,7 +355,12 @@ async def serve_stdio(
 
 
 async def _serve(
-    connect: Connect, out_fd: int, grace: float, max_message_bytes: int, max_pending: int
+    connect: Connect,
+    out_fd: int,
+    grace: float,
+    max_message_bytes: int,
+    max_pending: int,
+    max_calls: int,
 ) -> None:
     loop = asyncio.get_running_loop()
     out_file = os.fdopen(out_fd, "wb", buffering=0)
@@ -314,7 +380,8 @@ async def _serve(
     stopped = threading.Event()  # no more requests are read
     try:
         read_transport, reader = await loop.connect_read_pipe(
-            lambda: _LineProtocol(connection, eof, max_message_bytes, writer), sys.stdin.buffer
+            lambda: _LineProtocol(connection, eof, max_message_bytes, writer, max_calls),
+            sys.stdin.buffer,
         )
         writer.reader, writer.read_transport = reader, read_transport
     except ValueError:  # stdin is a regular file: read it on a thread
