@@ -332,16 +332,22 @@ async def test_calls_in_flight_per_session_are_bounded() -> None:
     they run; other clients are served meanwhile, and the session is served again once its
     calls end."""
     # A share of 10 of the 20 slots: the session's first 10 calls run whatever the observer's
-    # call takes, the next 4 wait, and any more are refused.
+    # call takes (the observer is another caller: another address), the next 4 wait, and
+    # any more are refused.
     options = (
         "max_concurrent_calls=20",
         "max_calls_per_caller=10",
         "max_queued_calls_per_caller=4",
     )
+    elsewhere = httpx.AsyncHTTPTransport(local_address=OTHER)  # another caller
     with worker(*(f"server:{option}" for option in options)) as server:
-        async with ordinary(server.url) as other, httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with (
+            ordinary(server.url) as other,
+            httpx.AsyncClient(timeout=TIMEOUT) as http,
+            httpx.AsyncClient(timeout=TIMEOUT, transport=elsewhere) as observing,
+        ):
             session = await Legacy(http, server.url, BATCHES).open()
-            observer = await Legacy(http, server.url, BATCHES).open()
+            observer = await Legacy(observing, server.url, BATCHES).open()
             rss_before = rss_mib(server.pid)
             async with other.meanwhile():
                 held = [

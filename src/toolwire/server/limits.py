@@ -25,8 +25,8 @@ named; a name the server does not serve shares one bucket per caller with every 
 such name. Buckets still owed tokens are never forgotten (see :class:`MemoryBuckets`).
 
 The caller is the authenticated identity (``str(request.identity)``: subject, client id, or
-``token:<digest>`` for a token that names neither) when there is one, else the connection: one stdio client, one legacy HTTP session. A
-2026-07-28 HTTP request without authentication is a connection of its own, so there only
+``token:<digest>`` for a token that names neither) when there is one, else the
+connection: one stdio client, one legacy HTTP session. A 2026-07-28 HTTP request without authentication is a connection of its own, so there only
 ``total`` binds: put authentication in front of per-caller limits on HTTP (a legacy
 session that several workers serve also counts once per worker without it).
 
