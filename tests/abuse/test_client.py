@@ -203,8 +203,8 @@ async def test_a_flood_of_server_requests_keeps_memory_bounded(mode: str) -> Non
     assert peak - before < 60, f"the client grew from {before:.0f} to {peak:.0f} MiB"
     record(
         f"client: server-request flood ({mode})",
-        f"{len(questions)} questions taken (at most {most} at once), the rest refused "
-        f"with -32000; peak RSS {peak:.0f} MiB",
+        f"{len(questions)} questions taken (at most {most} at once), the rest answered "
+        f"with an error at once; peak RSS {peak:.0f} MiB",
         rss_before_mib=before,
         rss_after_mib=after,
         others=fast_calls(latencies) if latencies else "server does not read: no calls",

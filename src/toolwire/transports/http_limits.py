@@ -1,7 +1,7 @@
 """Bounds and fairness on Streamable HTTP: what one client may hold at once.
 
-A *client* is the authenticated caller when the endpoint checks tokens (issuer, subject
-and client id), else the peer address (``scope["client"]``: behind a reverse proxy, let
+A *client* is the authenticated caller when the endpoint checks tokens (its issuer and
+subject, client id or token digest), else the peer address (``scope["client"]``: behind a reverse proxy, let
 the ASGI server take it from ``X-Forwarded-For``, as uvicorn does for trusted proxies).
 
 * **Streams.** At most ``max_streams`` SSE streams are open at once (then 503), at most
@@ -21,7 +21,8 @@ the ASGI server take it from ``X-Forwarded-For``, as uvicorn does for trusted pr
   everywhere when evicted (dropped from the store); one it only continued is just
   forgotten here and reloaded from the store when used again.
 
-Every refusal carries ``Retry-After`` and a JSON-RPC error (-31429, ``jsonrpc.SERVER_BUSY``) a client can act on.
+Every refusal carries ``Retry-After`` and a JSON-RPC error (-31429, ``jsonrpc.SERVER_BUSY``)
+a client can act on.
 """
 
 from __future__ import annotations
