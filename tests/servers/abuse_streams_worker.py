@@ -60,6 +60,8 @@ def main() -> None:
     if options.run:
         mcp.run(transport="http", port=0, log_level="info")
         return
+    import socket
+
     import uvicorn
 
     store = None
@@ -69,7 +71,11 @@ def main() -> None:
         )
     app = mcp.http_app(store=store)
     print("worker ready", flush=True)
-    uvicorn.run(app, fd=options.fd, log_level="warning", lifespan="on")
+    # A socket object that knows it is TCP (uvicorn's own fd= takes it for a Unix socket),
+    # so asyncio sets TCP_NODELAY and no answer waits for a delayed ACK.
+    sock = socket.socket(fileno=options.fd)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 if __name__ == "__main__":
