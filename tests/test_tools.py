@@ -542,6 +542,35 @@ def _listy(items: list[int]) -> int:
     return len(items)
 
 
+def _squares(a: int, b: int) -> bool:  # quadratic on a 4,300-digit integer argument
+    c1 = a * a
+    c2 = c1 * c1
+    return c2 // c1 == b
+
+
+def _floor(a: int, b: int) -> int:
+    return a // b
+
+
+def _doubled(s: str, t: str) -> bool:  # each step doubles the text
+    c1 = s + s
+    c2 = c1 + c1
+    c3 = c2 + c2
+    return c3 == t
+
+
+def _fields(s: str) -> str:
+    return f"{s}{s}{s}{s}"
+
+
+def _joined(s: str, t: str) -> str:
+    return s + t
+
+
+def _area(width: float, height: float) -> float:
+    return width * height
+
+
 @pytest.mark.parametrize(
     ("fn", "expected"),
     [
@@ -556,6 +585,12 @@ def _listy(items: list[int]) -> int:
         (_sleepy, False),
         (_listy, False),  # not a plain parameter type
         (functools.partial(add, 1), False),
+        (_squares, False),  # * and // on integers: quadratic in their size
+        (_floor, False),
+        (_doubled, False),  # three concatenations: the text grows eightfold
+        (_fields, False),  # four f-string fields of a string argument
+        (_joined, True),  # one concatenation
+        (_area, True),  # * on floats
     ],
 )
 def test_never_blocks_accepts_only_straight_line_arithmetic(fn: Any, expected: bool) -> None:

@@ -9,11 +9,17 @@ no closure — doing a few arithmetic, comparison or f-string steps on them::
     def add(a: int, b: int) -> int:
         return a + b
 
-Such code only runs CPython's own operations on builtin values, so its time is bounded by the
-size of its arguments (which the argument limits bound). ``**`` and ``<<`` are left out (their
-result grows with an argument's value), as are ``*`` and ``%`` next to a string. Anything
-else runs on worker threads unless the tool is declared ``blocking=False``. The check reads
-the bytecode once, on the tool's first call; an instruction it does not know says no.
+Such code only runs CPython's own operations on builtin values, and only those whose time
+and result grow at most linearly with their operands: ``+``, ``-``, ``/``, bitwise ``&``,
+``|``, ``^``, ``>>`` and comparisons. ``*``, ``//`` and ``%`` are allowed only when no
+argument is an ``int`` or a ``str`` (on big integers they take quadratic time; a numeric
+string of 4,300 digits is a valid ``int`` argument), ``**`` and ``<<`` never (their result
+grows with an argument's value). With a ``str`` argument at most ``MAX_STRING_STEPS`` steps
+(concatenations and f-string fields) are allowed, so a result is at most a few times the size
+of the arguments (which the message limits bound). So a call's time is bounded by the size of
+its arguments, a few milliseconds at the largest message. Anything else runs on worker
+threads unless the tool is declared ``blocking=False``. The check reads the bytecode once, on
+the tool's first call; an instruction it does not know says no.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ import types
 import typing
 from typing import Any
 
-MAX_OPERATIONS = 8  # arithmetic steps: each may at most double a value's size
+MAX_OPERATIONS = 8  # arithmetic steps on numbers (each adds at most a bit or so)
+MAX_STRING_STEPS = 2  # concatenations and f-string fields once a string is involved
 
 _PRIMITIVE = (int, float, bool, str, type(None))
 _FLOW = frozenset(
@@ -54,8 +61,6 @@ _FLOW = frozenset(
         "UNARY_POSITIVE",
         "TO_BOOL",
         "BUILD_STRING",
-        "FORMAT_SIMPLE",
-        "CONVERT_VALUE",
         "POP_JUMP_IF_FALSE",
         "POP_JUMP_IF_TRUE",
         "POP_JUMP_IF_NONE",
@@ -70,10 +75,11 @@ _FLOW = frozenset(
     }
 )
 # Binary operators by symbol (3.11+: BINARY_OP's argrepr) and by opcode name (3.10).
-_SAFE_OPS = frozenset(
-    {"+", "-", "/", "//", "&", "|", "^", ">>", "+=", "-=", "/=", "//=", "&=", "|=", "^=", ">>="}
+_LINEAR_OPS = frozenset(
+    {"+", "-", "/", "&", "|", "^", ">>", "+=", "-=", "/=", "&=", "|=", "^=", ">>="}
 )
-_NUMERIC_OPS = frozenset({"*", "%", "*=", "%="})  # unbounded output next to a string
+# Quadratic on big integers, and unbounded output next to a string: for floats only.
+_FLOAT_OPS = frozenset({"*", "%", "//", "*=", "%=", "//="})
 _OLD_OPS = {
     "ADD": "+",
     "SUBTRACT": "-",
@@ -141,9 +147,11 @@ def _never_blocks(fn: Any) -> bool:
     ):
         return False
     strings = any(str in (h, *typing.get_args(h)) for h in hints.values())
+    integers = any(int in (h, *typing.get_args(h)) for h in hints.values())
     import dis
 
     operations = 0
+    string_steps = 0
     for instruction in dis.get_instructions(code):
         name = instruction.opname
         if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
@@ -158,6 +166,10 @@ def _never_blocks(fn: Any) -> bool:
         if name == "FORMAT_VALUE":  # an f-string field: no format spec (its width could be huge)
             if (instruction.arg or 0) & 0x04:
                 return False
+            string_steps += 1
+            continue
+        if name in ("FORMAT_SIMPLE", "CONVERT_VALUE"):  # 3.13's f-string field
+            string_steps += name == "FORMAT_SIMPLE"
             continue
         symbol = instruction.argrepr if name == "BINARY_OP" else None
         if symbol is None and name.startswith(("BINARY_", "INPLACE_")):
@@ -166,9 +178,12 @@ def _never_blocks(fn: Any) -> bool:
                 return False
         if symbol is not None:
             operations += 1
-            if symbol not in _SAFE_OPS and not (symbol in _NUMERIC_OPS and not strings):
+            string_steps += strings
+            if symbol not in _LINEAR_OPS and not (
+                symbol in _FLOAT_OPS and not strings and not integers
+            ):
                 return False
             continue
         if name not in _FLOW:
             return False
-    return operations <= MAX_OPERATIONS
+    return operations <= MAX_OPERATIONS and (not strings or string_steps <= MAX_STRING_STEPS)
