@@ -906,3 +906,11 @@ async def test_a_session_owner_holds_across_workers_sharing_a_store(
             assert stolen.status_code == 404
             body = await session.request("tools/call", {"name": "whoami", "arguments": {}})
             assert structured(body)["subject"] == "alice"
+
+
+def test_a_verifier_given_as_auth_is_refused_with_what_to_write() -> None:
+    """``auth=`` takes the endpoint's settings (a ResourceServer); a bare verifier is a clear
+    TypeError naming what to write, not an AttributeError when the app starts."""
+    verifier = StaticTokens({"t": AccessToken(subject="alice", scopes=frozenset())})
+    with pytest.raises(TypeError, match=r"auth= takes a ResourceServer, not a StaticTokens"):
+        Server("s").http_app(auth=verifier)

@@ -29,6 +29,11 @@ class MetadataDocument:
     """The PRM answer, serialized once."""
 
     def __init__(self, auth: ResourceServer) -> None:
+        if not hasattr(auth, "metadata_paths"):  # a verifier given where the settings go
+            raise TypeError(
+                f"auth= takes a ResourceServer, not a {type(auth).__name__}: "
+                "auth=ResourceServer('https://your.server/mcp', ['https://your.issuer'], verifier)"
+            )
         self.paths = frozenset(auth.metadata_paths)
         self.body = orjson.dumps(auth.metadata())
 
