@@ -6,6 +6,7 @@ masked when it came from a library).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import sys
@@ -184,3 +185,11 @@ def _raise_opcodes() -> frozenset[int]:
     import dis  # only when an exception is judged: ``import toolwire`` stays light
 
     return frozenset(dis.opmap[name] for name in ("RAISE_VARARGS", "RERAISE") if name in dis.opmap)
+
+
+def cancelled_from_outside() -> bool:
+    """Whether the running task was cancelled (``Task.cancel()``: the client, a deadline, a
+    closing connection), as opposed to code raising ``CancelledError`` on its own. Python
+    3.10 cannot tell: cancelled."""
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return cancelling is None or cancelling() > 0

@@ -18,7 +18,14 @@ from typing import Any, Literal
 from .auth.tokens import access_rules
 from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, ToolError
-from .functions import EXPECTED_ERRORS, error_message, is_async, raised_by, unwrap
+from .functions import (
+    EXPECTED_ERRORS,
+    cancelled_from_outside,
+    error_message,
+    is_async,
+    raised_by,
+    unwrap,
+)
 from .safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH, check_arguments, strip_control_json
 from .schema import FunctionSchema, InvalidArguments, function_schema
 
@@ -224,7 +231,7 @@ class Tool:
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the call ends, not the server
             return self._failure(exc, mask_errors)
         except asyncio.CancelledError as exc:
-            if _cancelled_from_outside():
+            if cancelled_from_outside():
                 raise  # the client (or the server stopping) cancelled the call: no answer
             return self._failure(exc, mask_errors)  # the tool raised it itself: a failure
         if self.is_async:
@@ -317,13 +324,6 @@ def _header_params(tool: str, input_schema: JSON) -> dict[str, str]:
         seen.add(header.lower())
         mirrored[param] = header
     return mirrored
-
-
-def _cancelled_from_outside() -> bool:
-    """Whether the running task was cancelled (``Task.cancel()``), as opposed to a tool or a
-    library raising ``CancelledError`` on its own. Python 3.10 cannot tell: cancelled."""
-    cancelling = getattr(asyncio.current_task(), "cancelling", None)
-    return cancelling is None or cancelling() > 0
 
 
 class DeadlinePassed(Exception):

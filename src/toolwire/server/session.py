@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import jsonrpc
 from ..errors import RPCError, ToolError
+from ..functions import cancelled_from_outside
 from ..protocol import shaping
 from ..protocol.revisions import (
     FEATURES,
@@ -455,10 +456,7 @@ class ServerConnection:
     def _cancelled(self, request: Request) -> bool:
         """Whether the task running ``request`` was cancelled from outside (by the client,
         a closing connection or the transport), not by a CancelledError its handler raised."""
-        if request.cancelled or self.closed:
-            return True
-        cancelling = getattr(asyncio.current_task(), "cancelling", None)
-        return cancelling is None or cancelling() > 0  # Python 3.10 cannot tell: cancelled
+        return request.cancelled or self.closed or cancelled_from_outside()
 
     # ---------------------------------------------------------------- sending
 
