@@ -563,6 +563,10 @@ def _fields(s: str) -> str:
     return f"{s}{s}{s}{s}"
 
 
+def _escaped(s: str) -> str:  # !a turns one character into up to ten
+    return f"{s!a}"
+
+
 def _joined(s: str, t: str) -> str:
     return s + t
 
@@ -589,6 +593,7 @@ def _area(width: float, height: float) -> float:
         (_floor, False),
         (_doubled, False),  # three concatenations: the text grows eightfold
         (_fields, False),  # four f-string fields of a string argument
+        (_escaped, False),
         (_joined, True),  # one concatenation
         (_area, True),  # * on floats
     ],

@@ -15,8 +15,8 @@ and result grow at most linearly with their operands: ``+``, ``-``, ``/``, bitwi
 argument is an ``int`` or a ``str`` (on big integers they take quadratic time; a numeric
 string of 4,300 digits is a valid ``int`` argument), ``**`` and ``<<`` never (their result
 grows with an argument's value). With a ``str`` argument at most ``MAX_STRING_STEPS`` steps
-(concatenations and f-string fields) are allowed, so a result is at most a few times the size
-of the arguments (which the message limits bound). So a call's time is bounded by the size of
+(concatenations and plain f-string fields, without a conversion or format spec) are
+allowed, so a result is at most a few times the size of the arguments (which the message limits bound). So a call's time is bounded by the size of
 its arguments, a few milliseconds at the largest message. Anything else runs on worker
 threads unless the tool is declared ``blocking=False``. The check reads the bytecode once, on
 the tool's first call; an instruction it does not know says no.
@@ -163,13 +163,13 @@ def _never_blocks(fn: Any) -> bool:
                 return False
             strings = strings or isinstance(instruction.argval, str)
             continue
-        if name == "FORMAT_VALUE":  # an f-string field: no format spec (its width could be huge)
-            if (instruction.arg or 0) & 0x04:
-                return False
+        if name == "FORMAT_VALUE":  # an f-string field: plain only (a format spec's width
+            if (instruction.arg or 0) & 0x07:  # could be huge; !a and !r escape each
+                return False  # character into up to ten)
             string_steps += 1
             continue
-        if name in ("FORMAT_SIMPLE", "CONVERT_VALUE"):  # 3.13's f-string field
-            string_steps += name == "FORMAT_SIMPLE"
+        if name == "FORMAT_SIMPLE":  # 3.13's plain f-string field (CONVERT_VALUE is refused)
+            string_steps += 1
             continue
         symbol = instruction.argrepr if name == "BINARY_OP" else None
         if symbol is None and name.startswith(("BINARY_", "INPLACE_")):

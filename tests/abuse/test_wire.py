@@ -436,6 +436,42 @@ async def test_cancellations_are_read_while_requests_wait_for_calls_in_flight(
     )
 
 
+@pytest.mark.timeout(30)
+async def test_cancellations_of_requests_not_yet_sent_withdraw_nothing(tmp_path: Path) -> None:
+    """With 32 calls in flight, 1,000 cancellations naming requests not sent yet (ids that
+    the client uses later) change nothing: those requests, once sent, are served when a slot
+    frees."""
+    records = tmp_path / "records.txt"
+    async with stdio_server(LEGACY, records) as server:
+        hanging = b"".join(
+            orjson.dumps(call(mid, "wait", {"key": f"w{mid}"}, LEGACY)) + b"\n"
+            for mid in range(1, 33)
+        )
+        early = b"".join(
+            orjson.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": mid, "reason": "too early"},
+                }
+            )
+            + b"\n"
+            for mid in range(100, 1100)
+        )
+        assert server.process.stdin is not None
+        server.process.stdin.write(hanging + early)
+        await server.send(call(500, "append", {"text": "once"}, LEGACY))
+        await server.send(ping(501, LEGACY))
+        await server.notify("notifications/cancelled", {"requestId": 1, "reason": "test"})
+        assert text_of(await server.response(500, timeout=5.0)) == "appended"
+        assert (await server.response(501, timeout=5.0))["result"] == {}
+    assert runs(records) == 1
+    record(
+        "wire: 1,000 cancellations of ids not sent yet while 32 calls hang, stdio",
+        "the requests later sent with those ids were served once a slot freed",
+    )
+
+
 # ---------------------------------------------------------------- output backpressure
 
 BLOB = 1024 * 1024

@@ -47,7 +47,8 @@ MAX_PENDING_OUTPUT_BYTES = 1024 * 1024
 # Calls in flight past which no more requests are handled until one ends.
 MAX_CALLS_IN_FLIGHT = 32
 _CANCEL = b'"notifications/cancelled"'
-MAX_WITHDRAWN = 1024  # cancelled requests still waiting, remembered to be skipped
+# Lines read while calls are in flight, past which reading stops too until one ends.
+MAX_WAITING_BYTES = 1024 * 1024
 
 
 class _LineProtocol(asyncio.Protocol):
@@ -76,7 +77,7 @@ class _LineProtocol(asyncio.Protocol):
         self.buffer = bytearray()
         self.discarding = False
         self.busy = False  # lines wait for calls in flight to end
-        self.withdrawn: set[Any] = set()  # ids of waiting requests cancelled meanwhile
+        self.stalled = False  # ...and so many of them that reading stopped
         connection.on_settled = self.settled
 
     def data_received(self, data: bytes) -> None:
@@ -107,8 +108,6 @@ class _LineProtocol(asyncio.Protocol):
                     self._too_long()
                 else:
                     line = bytes(buffer[first:end])
-                    if self.withdrawn and self._withdrawn(line):
-                        continue
                     if line.strip():
                         try:
                             feed(line)
@@ -116,8 +115,12 @@ class _LineProtocol(asyncio.Protocol):
                             logger.exception("Failed to handle a message")
         finally:
             del buffer[:start]
-        if held and self.busy and _CANCEL in buffer:
-            self._cancels_first()
+        if held and self.busy:
+            if _CANCEL in buffer:
+                self._cancels_first()
+            if len(buffer) > MAX_WAITING_BYTES and not self.stalled:
+                self.stalled = True
+                self._reading(False)
         if not held and len(buffer) > self.max_bytes:
             buffer.clear()
             if not self.discarding:
@@ -126,36 +129,46 @@ class _LineProtocol(asyncio.Protocol):
 
     def _cancels_first(self) -> None:
         """Handle the waiting ``notifications/cancelled`` lines now: they end calls in
-        flight, which is what the other lines wait for."""
-        kept = bytearray()
-        lines = self.buffer.split(b"\n")
+        flight, which is what the other lines wait for. One that names a request waiting
+        before it withdraws that request instead: it is never handled."""
+        lines = bytes(self.buffer).split(b"\n")
+        kept: list[bytes | None] = []
+        waiting: dict[Any, int] = {}  # id of a request waiting -> its place in kept
         for line in lines[:-1]:  # complete lines; the last piece may be partial
+            message = _decoded(line) if _CANCEL in line or b'"id"' in line else None
             if _CANCEL not in line:
-                kept += line + b"\n"
+                if isinstance(message, dict) and "method" in message:
+                    mid = jsonrpc.request_id(message)
+                    if mid is not None:
+                        waiting[mid] = len(kept)
+                kept.append(line)
                 continue
-            self.connection.feed(bytes(line))
-            with contextlib.suppress(Exception):  # a malformed one was answered by feed
-                mid = jsonrpc.loads(line)["params"]["requestId"]
-                if mid not in self.connection.in_flight and len(self.withdrawn) < MAX_WITHDRAWN:
-                    self.withdrawn.add(mid)
-        kept += lines[-1]
-        self.buffer[:] = kept
-
-    def _withdrawn(self, line: bytes) -> bool:
-        """Whether ``line`` is a request its client cancelled while it waited."""
-        with contextlib.suppress(Exception):
-            message = jsonrpc.loads(line)
-            mid = message.get("id") if "method" in message else None
-            if mid in self.withdrawn:
-                self.withdrawn.discard(mid)
-                return True
-        return False
+            params = message.get("params") if isinstance(message, dict) else None
+            mid = params.get("requestId") if isinstance(params, dict) else None
+            place = waiting.pop(mid, None) if isinstance(mid, (str, int)) else None
+            if place is None:
+                self.connection.feed(bytes(line))
+            else:
+                kept[place] = None
+        self.buffer[:] = b"".join(line + b"\n" for line in kept if line is not None) + lines[-1]
 
     def settled(self) -> None:
         """A call ended: handle the lines that waited for it."""
         if self.busy and not self.gate.paused and not self.gate.stopping:
             self.busy = False
             self.split()
+            if self.stalled and not self.busy and not self.gate.paused:
+                self.stalled = False
+                self._reading(True)
+
+    def _reading(self, on: bool) -> None:
+        transport = self.gate.read_transport
+        if transport is not None:
+            with contextlib.suppress(RuntimeError):  # already closed
+                if on:
+                    transport.resume_reading()
+                else:
+                    transport.pause_reading()
 
     def _too_long(self) -> None:
         error = RPCError(
@@ -436,6 +449,13 @@ def _read_blocking(
         if line.strip():
             loop.call_soon_threadsafe(connection.feed, line)
     loop.call_soon_threadsafe(_set_done, eof)
+
+
+def _decoded(line: bytes) -> Any:
+    try:
+        return jsonrpc.loads(line)
+    except RPCError:
+        return None
 
 
 def _set_done(future: asyncio.Future[None]) -> None:
