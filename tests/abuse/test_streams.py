@@ -400,13 +400,13 @@ BOGUS = {
 }
 
 
-@pytest.mark.parametrize("shared", [False, True], ids=["memory", "redis"])
-async def test_a_bogus_last_event_id_is_refused_at_once(shared: bool) -> None:
+@pytest.mark.parametrize("in_redis", [False, True], ids=["memory", "redis"])
+async def test_a_bogus_last_event_id_is_refused_at_once(in_redis: bool) -> None:
     """Findings 3 and 5: a Last-Event-ID naming no stream of the session, one past the end of
     its stream, or not a well-formed id at all is answered at once with 400 and a JSON-RPC
     error; no stream stays open for it."""
     with contextlib.ExitStack() as stack:
-        redis = stack.enter_context(own_redis()) if shared else None
+        redis = stack.enter_context(own_redis()) if in_redis else None
         (worker,) = stack.enter_context(workers(redis, 1))
         async with httpx.AsyncClient(timeout=TIMEOUT) as http:
             peer = Peer(http, worker.url)
@@ -433,7 +433,7 @@ async def test_a_bogus_last_event_id_is_refused_at_once(shared: bool) -> None:
             rss_after = rss_mib(worker.pid)
     assert slowest < QUICK
     record(
-        f"streams: bogus Last-Event-ID ({'redis' if shared else 'memory'})",
+        f"streams: bogus Last-Event-ID ({'redis' if in_redis else 'memory'})",
         f"{len(saw)} kinds, each 400 + JSON-RPC -32600 within {slowest * 1000:.0f} ms",
         rss_before_mib=rss_before,
         rss_after_mib=rss_after,

@@ -44,7 +44,7 @@ from .http_asgi import (
 )
 from .http_auth import MetadataDocument, authenticate, owner_of
 from .http_changes import ChangeRelay
-from .http_guard import Guard, Rejection
+from .http_guard import Guard, Rejection, read_body
 from .http_resume import cut_answer, resume
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
@@ -125,20 +125,14 @@ class HttpApp:
         self.stateless = stateless
         self.guard = Guard(allowed_hosts, allowed_origins)
         self.max_body_bytes = max_body_bytes
-        self.max_streams = max_streams
         self.streams = limits.Streams(max_streams, max_client_streams, max_session_streams)
         self.retry_ms = retry_ms
         self.body_timeout = body_timeout
         self.session_idle = session_idle
-        self._swept = 0.0
         self.sessions = limits.SessionTable(max_sessions, max_client_sessions, self.streams)
         self.closing = False  # set once the app is shutting down: cut calls say so
         self.modern_calls: set[Stream] = set()  # 2026-07-28 calls being answered
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
-
-    @property
-    def open_streams(self) -> int:
-        return self.streams.open
 
     # ------------------------------------------------------------ ASGI entry
 
@@ -236,7 +230,7 @@ class HttpApp:
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
             raise Rejection(415, "Content-Type must be application/json")
-        body = await self._body(receive)
+        body = await read_body(receive, self.max_body_bytes, self.body_timeout)
         try:
             message = jsonrpc.loads(body)
         except RPCError as exc:
@@ -256,27 +250,6 @@ class HttpApp:
             await self._post_legacy(
                 message, body, headers, receive, send, wants_json, wants_sse, identity, peer
             )
-
-    async def _body(self, receive: Receive) -> bytes:
-        async def read() -> bytes:
-            chunks: list[bytes] = []
-            size = 0
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    raise Rejection(400, "The client went away")
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > self.max_body_bytes:
-                    raise Rejection(413, f"The body is larger than {self.max_body_bytes} bytes")
-                chunks.append(chunk)
-                if not message.get("more_body"):
-                    return b"".join(chunks)
-
-        try:
-            return await asyncio.wait_for(read(), self.body_timeout)
-        except asyncio.TimeoutError:
-            raise Rejection(408, "The body took too long to arrive") from None
 
     # ---------------------------------------------------------------- modern
 
@@ -401,7 +374,7 @@ class HttpApp:
             connection.close()
             await json_answer(send, status_of(answer[0]), answer[0], None)
             return
-        self._forget_idle_sessions()
+        self.sessions.forget_idle(self.session_idle)
         for evicted, begun_here in self.sessions.make_room(
             message.get("id")
         ):  # they answer 404 from now on
@@ -436,7 +409,9 @@ class HttpApp:
                 RPCError(jsonrpc.INVALID_REQUEST, f"Unsupported MCP-Protocol-Version {version!r}"),
             )
         if self.stateless:
-            return self._stateless_session(version or "2025-03-26")
+            alone = Session(self.server.connect, self.store, "stateless")
+            alone.pin(version or "2025-03-26")
+            return alone
         session_id = headers.get("mcp-session-id")
         if session_id is None:
             raise Rejection.rpc(
@@ -459,26 +434,6 @@ class HttpApp:
             raise Rejection.rpc(404, RPCError(jsonrpc.INVALID_REQUEST, "Session not found"))
         session.last_used = asyncio.get_running_loop().time()
         self.sessions.touch(session_id)
-        return session
-
-    def _forget_idle_sessions(self) -> None:
-        """Drop sessions idle past ``session_idle`` (checked when sessions are created,
-        at most once a minute), so clients that never DELETE cannot pile them up."""
-        now = asyncio.get_running_loop().time()
-        if now - self._swept < min(60.0, self.session_idle):
-            return
-        self._swept = now
-        for session in list(self.sessions.values()):
-            busy = session.standalone_open or session.replies or session.connection.in_flight
-            if now - session.last_used > self.session_idle and not busy:
-                del self.sessions[session.id]
-                session.connection.close()
-                for stream in session.streams.values():
-                    stream.close()
-
-    def _stateless_session(self, version: str) -> Session:
-        session = Session(self.server.connect, self.store, "stateless")
-        session.pin(version)
         return session
 
     # ---------------------------------------------------------------- answering a request

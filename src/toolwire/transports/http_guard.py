@@ -8,6 +8,7 @@ deployment names its hosts and origins (or ``"*"``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -94,3 +95,28 @@ class Guard:
         # Default: a loopback origin, or the same host the request was sent to.
         name = urlsplit(origin).hostname or ""
         return name in LOOPBACK or (name in self.hosts and "*" not in self.hosts)
+
+
+async def read_body(receive: Callable[[], Awaitable[Any]], max_bytes: int, timeout: float) -> bytes:
+    """A request's whole body: 413 past ``max_bytes``, 408 when it takes longer than
+    ``timeout`` seconds to arrive, 400 when the client goes away first."""
+
+    async def read() -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise Rejection(400, "The client went away")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > max_bytes:
+                raise Rejection(413, f"The body is larger than {max_bytes} bytes")
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                return b"".join(chunks)
+
+    try:
+        return await asyncio.wait_for(read(), timeout)
+    except asyncio.TimeoutError:
+        raise Rejection(408, "The body took too long to arrive") from None

@@ -158,6 +158,7 @@ class SessionTable(dict[str, Session]):
         self.client: dict[str, str] = {}  # session id -> client
         self.by_client: dict[str, dict[str, None]] = {}  # client -> its sessions, LRU first
         self.begun: set[str] = set()  # begun here (not continued from another worker)
+        self._swept = 0.0  # when idle sessions were last looked for
 
     # ---------------------------------------------------------------- bookkeeping
 
@@ -239,6 +240,21 @@ class SessionTable(dict[str, Session]):
             evicted.append((oldest, oldest.id in self.begun))
             del self[oldest.id]
         return evicted
+
+    def forget_idle(self, idle_s: float) -> None:
+        """Drop sessions unused for ``idle_s`` seconds (looked for when sessions are created,
+        at most once a minute), so clients that never DELETE cannot pile them up."""
+        now = asyncio.get_running_loop().time()
+        if now - self._swept < min(60.0, idle_s):
+            return
+        self._swept = now
+        for session in list(self.values()):
+            busy = session.standalone_open or session.replies or session.connection.in_flight
+            if now - session.last_used > idle_s and not busy:
+                del self[session.id]
+                session.connection.close()
+                for stream in session.streams.values():
+                    stream.close()
 
     def _oldest_idle(self, ids: dict[str, Any]) -> Session | None:
         for session_id in ids:
