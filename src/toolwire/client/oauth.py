@@ -42,12 +42,14 @@ from ..errors import ClientError
 from .oauth_browser import BrowserAuthorization
 from .oauth_discovery import (
     Challenge,
+    NoResourceMetadata,
     ResourceMetadata,
     ServerMetadata,
     bearer_challenge,
     check_oauth_url,
     discover_authorization_server,
     discover_resource,
+    legacy_resource,
 )
 from .oauth_endpoints import register_client, request_tokens, tokens_from
 from .oauth_storage import MemoryStorage, Registration, Tokens, TokenStorage
@@ -175,11 +177,17 @@ class OAuth:
         sent: str | None,
         attempt: int,
     ) -> bool:
-        if server is None or (
-            found.resource_metadata and found.resource_metadata != server.metadata.url
+        if (
+            server is None
+            or sent is not None
+            or (found.resource_metadata and found.resource_metadata != server.metadata.url)
         ):
-            server = await self._discover(url, http, found)
-            stored = await self.storage.load_tokens(server.issuer, server.resource)
+            # A refused token may mean the server moved to another authorization server:
+            # its metadata is read again, and a new issuer starts afresh (AU-13).
+            known, server = server, await self._discover(url, http, found, server)
+            stored = None
+            if server is not known:
+                stored = await self.storage.load_tokens(server.issuer, server.resource)
             if stored is not None and _bearer(stored) != sent:
                 server.tokens = stored
                 if not stored.expired():
@@ -223,10 +231,26 @@ class OAuth:
         await self._authorize(server, http, _union(held, server.tokens.scopes, found.scopes))
         return True
 
-    async def _discover(self, url: str, http: Any, found: Challenge) -> _Server:
-        metadata = await discover_resource(http, url, found.resource_metadata)
+    async def _discover(
+        self, url: str, http: Any, found: Challenge, known: _Server | None = None
+    ) -> _Server:
+        """Who authorizes ``url`` now: ``known`` if its issuer and resource are unchanged."""
+        where = found.resource_metadata or (known.metadata.url if known is not None else None)
+        try:
+            metadata = await discover_resource(http, url, where or None)
+        except NoResourceMetadata:
+            if where:
+                raise
+            metadata = legacy_resource(url)  # a 2025-03-26 server: its own origin authorizes
         issuer = metadata.authorization_servers[0]
-        authorization_server = await discover_authorization_server(http, issuer)
+        if known is not None and (known.issuer, known.resource) == (issuer, metadata.resource):
+            known.metadata = metadata
+            return known
+        if known is not None:
+            logger.info("%s is now authorized by %s (was %s)", url, issuer, known.issuer)
+        authorization_server = await discover_authorization_server(
+            http, issuer, legacy=not metadata.url
+        )
         server = _Server(metadata.resource, metadata, issuer, authorization_server)
         self._servers[canonical_url(url)] = server
         return server

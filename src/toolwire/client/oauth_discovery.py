@@ -11,6 +11,11 @@ The steps of the spec's discovery, each a small function:
   well-known URLs in the spec's order (AU-10), rejects a document naming another issuer
   (AU-11) and an authorization server without PKCE S256 (AU-29).
 
+A server that publishes no protected resource metadata at all is a 2025-03-26 server: it is
+its own authorization server (:func:`legacy_resource`, the origin of its URL), whose RFC 8414
+metadata is at the origin's well-known URL or, without metadata, whose endpoints are the
+default ``/authorize``, ``/token`` and ``/register`` there (``legacy=True``).
+
 Every URL is checked before it is fetched or opened (SB-07, AU-28): https, or http on a
 loopback address for local development; nothing else (no ``file:``, no ``javascript:``).
 Redirects are not followed.
@@ -172,11 +177,15 @@ async def fetch_json(http: Any, url: str, what: str) -> JSON | None:
     return document
 
 
+class NoResourceMetadata(ClientError):
+    """The server publishes no protected resource metadata (none of the URLs answered)."""
+
+
 @dataclass(frozen=True)
 class ResourceMetadata:
     """RFC 9728 metadata of a protected MCP server."""
 
-    url: str  # where it was found
+    url: str  # where it was found ("" for a 2025-03-26 server, which has none)
     resource: str
     authorization_servers: tuple[str, ...]
     scopes_supported: tuple[str, ...] = ()
@@ -218,14 +227,34 @@ async def discover_resource(http: Any, server_url: str, header_url: str | None) 
                 f"The protected resource metadata at {url} names no authorization server"
             )
         return ResourceMetadata(url, resource, servers, _strings(document.get("scopes_supported")))
-    raise ClientError(
+    raise NoResourceMetadata(
         f"{server_url} asks for authorization but publishes no protected resource metadata "
         f"(tried {', '.join(urls)})"
     )
 
 
-async def discover_authorization_server(http: Any, issuer: str) -> ServerMetadata:
-    """The metadata of the authorization server ``issuer`` (AU-10, AU-11, AU-29)."""
+def legacy_resource(server_url: str) -> ResourceMetadata:
+    """What a 2025-03-26 server without protected resource metadata stands for: itself, and
+    the origin of its URL as its authorization server (the "authorization base URL")."""
+    parts = urlsplit(canonical_url(server_url))
+    return ResourceMetadata("", canonical_url(server_url), (f"{parts.scheme}://{parts.netloc}",))
+
+
+def legacy_endpoints(origin: str) -> ServerMetadata:
+    """The default endpoints of a 2025-03-26 authorization server that has no metadata."""
+    return ServerMetadata(
+        issuer=origin,
+        authorization_endpoint=f"{origin}/authorize",
+        token_endpoint=f"{origin}/token",
+        registration_endpoint=f"{origin}/register",
+    )
+
+
+async def discover_authorization_server(
+    http: Any, issuer: str, *, legacy: bool = False
+) -> ServerMetadata:
+    """The metadata of the authorization server ``issuer`` (AU-10, AU-11, AU-29); with
+    ``legacy`` (a 2025-03-26 server's own origin), the default endpoints if it has none."""
     check_oauth_url(issuer, "authorization server")
     urls = authorization_server_metadata_urls(issuer)
     for url in urls:
@@ -261,6 +290,8 @@ async def discover_authorization_server(http: Any, issuer: str) -> ServerMetadat
             auth_methods=methods or ("client_secret_basic",),
             raw=document,
         )
+    if legacy:
+        return legacy_endpoints(issuer)
     raise ClientError(
         f"No authorization server metadata found for {issuer} (tried {', '.join(urls)})"
     )
