@@ -11,7 +11,9 @@ The HTTP transport drives :class:`OAuth` through two calls: :meth:`OAuth.header`
 request (the ``Authorization: Bearer`` value, refreshed first when the token has expired),
 and :meth:`OAuth.challenge` when the server answers 401 or 403. On a 401 the client
 discovers the authorization server from the server's protected resource metadata
-(:mod:`.oauth_discovery`), gets a client id (pre-registered, a client ID metadata document
+(:mod:`.oauth_discovery`; read again whenever a token is refused, so a server that moved to
+another authorization server is followed there, AU-13; a server without any is a 2025-03-26
+server, authorized by its own origin), gets a client id (pre-registered, a client ID metadata document
 URL, or dynamic registration), and runs the authorization code flow with PKCE S256, a
 random ``state``, and the RFC 8707 ``resource`` of the server in both the authorization and
 the token request (AU-15). The authorization response is only redeemed once its ``state``
