@@ -305,7 +305,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             result = await self.admitted(connection, request, run)
         except InputRequired as needed:  # modern: the client answers, then calls again
             state = self.signer.seal(
-                tool.name, arguments, request.caller, answers or {}, needed.questions
+                tool.name, arguments, request.caller, needed.sealed_answers(), needed.questions
             )
             return {
                 "resultType": "input_required",
