@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -121,6 +122,39 @@ async def test_input_required_result_prompt(ctx: Context) -> str:
     )
     context = answer.data.context if answer.action == "accept" else "none"
     return f"Use this context: {context}"
+
+
+# --- a hand-written JSON Schema 2020-12 input schema (json-schema-2020-12) ---------------
+
+CONTACT_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+
+
+@mcp.tool(description="Tool with JSON Schema 2020-12 features", input_schema=CONTACT_SCHEMA)
+def json_schema_2020_12_tool(**contact: Any) -> str:
+    how = contact.get("contactMethod") or ("phone" if "phone" in contact else "email")
+    return f"Contact {contact.get('name', 'unnamed')} by {how}: {contact.get(how)}"
 
 
 # --- resources and prompts ----------------------------------------------------------------

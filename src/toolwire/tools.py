@@ -102,6 +102,7 @@ class Tool:
         title: str | None = None,
         description: str | None = None,
         annotations: Any = None,
+        input_schema: JSON | None = None,
         output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
@@ -135,6 +136,7 @@ class Tool:
                 inject=inject,
                 profile=schema_profile,
                 structured_output=structured_output,
+                input_schema=input_schema,
             )
         except (TypeError, ValueError) as exc:
             message = str(exc)
