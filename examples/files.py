@@ -25,7 +25,8 @@ What a client sees:
 * paths relative to the folder, never where the folder is. A path that leads out is an
   error result: ``path: Path is outside the allowed directory``;
 * ``delete_file`` asks "Delete notes/todo.txt?" and deletes only if the user accepts. A
-  client that cannot ask its user gets an error result and nothing is deleted.
+  client that cannot ask its user gets an error result (on 2026-07-28 the JSON-RPC error -32021) and
+  nothing is deleted.
 
 Configuration, from the environment:
 

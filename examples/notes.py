@@ -8,7 +8,8 @@ Shows:
 * progress (``import_notes``): one ``ctx.report_progress`` per imported note;
 * elicitation (``delete_notes``): the tool counts the matching notes, asks the user
   "Delete N notes?" with ``ctx.elicit`` and deletes only on accept. A client that cannot
-  ask its user gets an error result and nothing is deleted.
+  ask its user gets an error result (on 2026-07-28 the JSON-RPC error -32021) and
+  nothing is deleted.
 
 On 2026-07-28 a tool that asks a question ends its call there and runs again from the top
 once the client has the answer, so ``delete_notes`` asks first and writes afterwards.

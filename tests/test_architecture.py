@@ -38,6 +38,7 @@ LAYERS = {
     "_schema_common": 2,
     "_schema_fast": 2,
     "_schema_pydantic": 2,
+    "_schema_given": 2,
     "_compat": 2,
     "docstrings": 2,
     "types": 2,

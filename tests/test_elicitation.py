@@ -234,21 +234,34 @@ async def test_revisions_before_elicitation_get_a_clear_tool_error(
 async def test_a_client_without_the_capability_is_never_asked(
     transport: str, revision: str
 ) -> None:
-    """MP-04, LC-10: a client that declared neither elicitation nor sampling gets no
-    elicitation/create, sampling/createMessage nor InputRequiredResult; the calls end as
-    isError results that say what is missing."""
+    """MP-04, LC-10, JR-37: a client that declared neither elicitation nor sampling gets no
+    elicitation/create, sampling/createMessage nor InputRequiredResult. On legacy revisions
+    the calls end as isError results that say what is missing; on 2026-07-28 a request that
+    needs an undeclared capability is refused with -32021 naming it."""
     async with live_client(transport, revision) as client:
-        result = await client.call_tool("delete_files", {"paths": ["a"]})
-        assert (result.is_error, result.text) == (
-            True,
-            "The client cannot ask the user for input (no elicitation support)",
-        )
-        assert result.raw.get("resultType", "complete") == "complete"  # no InputRequiredResult
-        result = await client.call_tool("summarize", {"text": "x"})
-        assert (result.is_error, result.text) == (
-            True,
-            "The client offers no model to ask (no sampling support)",
-        )
+        for tool, arguments, capability, text in (
+            (
+                "delete_files",
+                {"paths": ["a"]},
+                "elicitation",
+                "The client cannot ask the user for input (no elicitation support)",
+            ),
+            (
+                "summarize",
+                {"text": "x"},
+                "sampling",
+                "The client offers no model to ask (no sampling support)",
+            ),
+        ):
+            if revision == MODERN:
+                with pytest.raises(ServerError) as refused:
+                    await client.call_tool(tool, arguments)
+                assert (refused.value.code, refused.value.message) == (-32021, text)
+                assert refused.value.data == {"requiredCapabilities": {capability: {}}}
+                continue
+            result = await client.call_tool(tool, arguments)
+            assert (result.is_error, result.text) == (True, text)
+            assert result.raw.get("resultType", "complete") == "complete"  # no InputRequiredResult
 
 
 @pytest.mark.parametrize("revision", ERAS)

@@ -434,8 +434,14 @@ async def test_a_client_that_cannot_ask_its_user_deletes_nothing(
     with anyio.fail_after(TEST_TIMEOUT):
         async with checked_client(files.url, revision, auth=oauth(READ, WRITE)) as client:
             assert "elicitation" not in client.capabilities
-            result = await call(client, files.root, "delete_file", {"path": TODO})
-    assert result.is_error and "elicitation" in result.text
+            if revision == "2026-07-28":  # a request needing it is refused (JR-37)
+                with pytest.raises(ServerError) as refused:
+                    await call(client, files.root, "delete_file", {"path": TODO})
+                assert refused.value.code == -32021
+                assert refused.value.data == {"requiredCapabilities": {"elicitation": {}}}
+            else:
+                result = await call(client, files.root, "delete_file", {"path": TODO})
+                assert result.is_error and "elicitation" in result.text
     assert (files.root / TODO).read_text() == "milk\n"
 
 

@@ -615,12 +615,13 @@ async def test_elicitation_is_an_input_required_result_then_a_retry(peer: Peer, 
     assert app.deleted == ["a.txt", "b.txt"]
 
 
-async def test_elicitation_without_the_capability_is_an_error_result(peer: Peer, app: App) -> None:
-    """MP-04: a client that cannot elicit is never asked; the call fails as a tool error."""
+async def test_elicitation_without_the_capability_is_refused(peer: Peer, app: App) -> None:
+    """MP-04, JR-37: a client that cannot elicit is never asked; a request that needs it is
+    refused with -32021 naming the capability, and HTTP 400."""
     answer = await peer.post(peer.call("delete_files", {"paths": ["a.txt"]}))
-    assert answer.status == 200
-    result = answer.last["result"]
-    assert result["resultType"] == "complete"
-    assert result["isError"] is True
-    assert "elicitation" in result["content"][0]["text"]
+    assert answer.status == 400
+    error = error_of(answer)
+    assert error["code"] == -32021
+    assert error["data"] == {"requiredCapabilities": {"elicitation": {}}}
+    assert app.deleted == []
     assert app.deleted == []

@@ -18,6 +18,8 @@ import anyio
 import pytest
 from jsonschema import Draft202012Validator
 
+from toolwire import ServerError
+
 from wire import EXAMPLES, checked_client
 
 LEGACY = "2025-06-18"
@@ -190,9 +192,15 @@ async def test_delete_without_elicitation_is_a_clear_error(revision: str, tmp_pa
         async with client(db, revision) as c:
             assert "elicitation" not in c.capabilities
             await call(c, "import_notes", {"notes": GROCERIES})
-            result = await call(c, "delete_notes", {"query": "groceries"})
-            assert result.is_error
-            assert "cannot ask the user" in result.text and "elicitation" in result.text
+            if revision == MODERN:  # a request needing it is refused (JR-37)
+                with pytest.raises(ServerError) as refused:
+                    await call(c, "delete_notes", {"query": "groceries"})
+                assert refused.value.code == -32021
+                assert refused.value.data == {"requiredCapabilities": {"elicitation": {}}}
+            else:
+                result = await call(c, "delete_notes", {"query": "groceries"})
+                assert result.is_error
+                assert "cannot ask the user" in result.text and "elicitation" in result.text
             assert len(rows(db)) == 3
 
 

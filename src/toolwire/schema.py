@@ -86,6 +86,7 @@ def function_schema(
     inject: tuple[type, ...] = (),
     profile: Literal["portable", "pydantic"] = "portable",
     structured_output: bool | None = None,
+    input_schema: dict[str, Any] | None = None,
 ) -> FunctionSchema:
     """Build the schemas, validator and dumper of the tool function ``fn``.
 
@@ -93,9 +94,13 @@ def function_schema(
     callable object. Parameters annotated with (a subclass of) one of ``inject`` are left out
     of the schema and listed in ``FunctionSchema.injected``. ``structured_output=False`` turns
     the output schema off; ``True`` requires one (``TypeError`` if the return type has none).
-    Annotations that cannot be turned into a schema raise ``TypeError``.
+    Annotations that cannot be turned into a schema raise ``TypeError``. ``input_schema``
+    is the author's own JSON Schema 2020-12 for the arguments (:mod:`toolwire._schema_given`),
+    published verbatim instead of one derived from the parameters.
     """
-    return _function_schema(fn, inject, profile, structured_output, allow_fast=True)
+    return _function_schema(
+        fn, inject, profile, structured_output, allow_fast=True, given=input_schema
+    )
 
 
 def _function_schema(
@@ -105,6 +110,7 @@ def _function_schema(
     structured_output: bool | None,
     *,
     allow_fast: bool,
+    given: dict[str, Any] | None = None,
 ) -> FunctionSchema:
     if profile not in ("portable", "pydantic"):
         raise ValueError(f"unknown schema profile {profile!r}: use 'portable' or 'pydantic'")
@@ -115,8 +121,10 @@ def _function_schema(
 
     params: list[tuple[str, Any, Any]] = []
     injected: dict[str, type] = {}
+    takes_any = False  # a **kwargs parameter
     for p in sig.parameters.values():
         if p.kind is p.VAR_POSITIONAL or p.kind is p.VAR_KEYWORD:
+            takes_any = takes_any or p.kind is p.VAR_KEYWORD
             continue
         inj = injected_type(p.annotation, inject) if inject else None
         if inj is not None:
@@ -130,10 +138,15 @@ def _function_schema(
     ret = sig.return_annotation
 
     hints: dict[str, Any] | None = None
-    fast = _fast_fields(params) if allow_fast and portable else None
-    if fast is not None:
+    fast = _fast_fields(params) if allow_fast and portable and given is None else None
+    make_validator: Callable[[], Validator]
+    if given is not None:
+        from ._schema_given import given_input
+
+        input_schema, make_validator = given_input(name, given, params, takes_any)
+    elif fast is not None:
         input_schema = fast_input_schema(fast, doc)
-        make_validator: Callable[[], Validator] = partial(fast_validator, fast)
+        make_validator = partial(fast_validator, fast)
     else:
         from ._schema_pydantic import pydantic_input
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from .auth.tokens import access_rules
 from .content import NonFiniteNumber, text_result, to_result
-from .errors import RegistrationError, ToolError
+from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
     EXPECTED_ERRORS,
     cancelled_from_outside,
@@ -102,6 +102,7 @@ class Tool:
         title: str | None = None,
         description: str | None = None,
         annotations: Any = None,
+        input_schema: JSON | None = None,
         output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
@@ -135,6 +136,7 @@ class Tool:
                 inject=inject,
                 profile=schema_profile,
                 structured_output=structured_output,
+                input_schema=input_schema,
             )
         except (TypeError, ValueError) as exc:
             message = str(exc)
@@ -228,6 +230,8 @@ class Tool:
             if on_timeout is not None:
                 on_timeout()
             return text_result(f"Tool '{self.name}' timed out after {deadline:g} s", is_error=True)
+        except RPCError:
+            raise  # raised on purpose: the answer is this JSON-RPC error
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the call ends, not the server
             return self._failure(exc, mask_errors)
         except asyncio.CancelledError as exc:
@@ -248,6 +252,8 @@ class Tool:
             return self._invalid(exc)
         try:
             value = self.fn(**kwargs)
+        except RPCError:
+            raise  # raised on purpose: the answer is this JSON-RPC error
         except BaseException as exc:  # even SystemExit: it would stop the event loop
             return self._failure(exc, mask_errors)
         return self._result(value)

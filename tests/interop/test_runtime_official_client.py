@@ -21,6 +21,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters, stdio_client, types
 from mcp.client.session import ClientRequestContext
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +195,13 @@ async def test_delete_without_an_elicitation_callback_is_an_error(
         ) as client:
             await client.list_tools()
             await client.call_tool("import_notes", {"notes": NOTES})
-            result = await client.call_tool("delete_notes", {"query": "groceries"})
-            assert result.is_error
-            assert "elicitation" in text(result)
+            if mode == "auto":  # 2026-07-28: a request needing it is refused (JR-37)
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool("delete_notes", {"query": "groceries"})
+                assert refused.value.code == -32021
+                assert refused.value.data == {"requiredCapabilities": {"elicitation": {}}}
+            else:
+                result = await client.call_tool("delete_notes", {"query": "groceries"})
+                assert result.is_error
+                assert "elicitation" in text(result)
     assert len(rows(db)) == 3

@@ -8,6 +8,7 @@ in the tool's schema)::
         await ctx.info("starting")
         await ctx.report_progress(0.5, total=1.0, message="half way")
         answer = await ctx.elicit("Go on?", Confirm)
+        roots = await ctx.list_roots()
         ...
 
 Progress and log messages are sent the moment they are called, so sync tools (on worker
@@ -30,10 +31,13 @@ from .inputs import (
     InputRequired,
     InputUnavailable,
     InvalidAnswer,
+    MissingClientCapability,
+    Root,
     SamplingResult,
     elicitation_result,
     fingerprint,
     requested_schema,
+    roots_result,
     sampling_params,
     sampling_result,
 )
@@ -88,8 +92,11 @@ class Context:
         self.log_level = request.log_level
         self.meta: dict[str, Any] = meta
         self._cancelled = False
-        self._answers = answers or {}
+        self._answers: dict[str, Any] = answers if answers is not None else {}
         self._asked = 0
+        self._keys: set[str] = set()  # the questions asked in this run, by key
+        self._questions: dict[str, Any] = {}  # unanswered ones (2026-07-28)
+        self._fingerprints: dict[str, str] = {}
         self._last_progress: float | None = None
         self._finished = False
         self._loop = asyncio.get_running_loop()
@@ -218,23 +225,28 @@ class Context:
 
     # ------------------------------------------------------------ questions for the client
 
-    async def elicit(self, message: str, schema: Any) -> ElicitationResult:
+    async def elicit(
+        self, message: str, schema: Any, *, key: str | None = None
+    ) -> ElicitationResult:
         """Ask the user: ``result.action`` is accept, decline or cancel; ``result.data`` the answer.
 
         ``schema`` is a pydantic model class with primitive fields (or a JSON schema dict).
-        Raises :class:`~toolwire.server.inputs.InputUnavailable` (a ``ToolError``) when the
-        client cannot ask its user.
+        ``key`` names the question in a 2026-07-28 ``InputRequiredResult`` (default
+        ``elicit-N``). A client that cannot ask its user raises
+        :class:`~toolwire.server.inputs.InputUnavailable` (a ``ToolError``; on 2026-07-28
+        the -32021 error, see :class:`~toolwire.server.inputs.MissingClientCapability`).
 
         On 2026-07-28 the call ends here and the tool runs again from the top once the
         client has the answer, so do side effects after the questions, not before.
         """
-        if not self._can("elicitation", minimum="2025-06-18"):
-            raise InputUnavailable(
-                "The client cannot ask the user for input (no elicitation support)"
-            )
+        self._require(
+            "elicitation",
+            "2025-06-18",
+            "The client cannot ask the user for input (no elicitation support)",
+        )
         wanted, model = requested_schema(schema)
         answer = await self._ask(
-            "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}
+            "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
         )
         return self._understood(elicitation_result, answer, model)
 
@@ -247,10 +259,13 @@ class Context:
         temperature: float | None = None,
         model_preferences: dict[str, Any] | None = None,
         stop_sequences: list[str] | None = None,
+        key: str | None = None,
     ) -> SamplingResult:
-        """Ask the client's model: ``messages`` is a prompt string or a list of sampling messages."""
-        if not self._can("sampling", minimum="2024-11-05"):
-            raise InputUnavailable("The client offers no model to ask (no sampling support)")
+        """Ask the client's model: ``messages`` is a prompt string or a list of sampling
+        messages; ``key`` names the question (default ``sample-N``)."""
+        self._require(
+            "sampling", "2024-11-05", "The client offers no model to ask (no sampling support)"
+        )
         params = sampling_params(
             messages,
             max_tokens=max_tokens,
@@ -259,23 +274,46 @@ class Context:
             model_preferences=model_preferences,
             stop_sequences=stop_sequences,
         )
-        answer = await self._ask("sample", "sampling/createMessage", params)
+        answer = await self._ask("sample", "sampling/createMessage", params, key)
         return self._understood(sampling_result, answer)
 
-    def _can(self, capability: str, *, minimum: str) -> bool:
-        return self.protocol_version >= minimum and capability in self.client_capabilities
+    async def list_roots(self, *, key: str | None = None) -> list[Root]:
+        """The client's roots (``Root.uri``, ``Root.name``): the directories or files it
+        lets this server work on; ``key`` names the question (default ``roots-N``)."""
+        self._require("roots", "2024-11-05", "The client shares no roots (no roots support)")
+        answer = await self._ask("roots", "roots/list", {}, key)
+        return self._understood(roots_result, answer)
 
-    async def _ask(self, kind: str, method: str, params: dict[str, Any]) -> Any:
+    def _require(self, capability: str, minimum: str, message: str) -> None:
+        if self.protocol_version >= minimum and capability in self.client_capabilities:
+            return
+        if self._features.modern:  # a request that needs it is refused as a whole (JR-37)
+            raise MissingClientCapability(capability, message)
+        raise InputUnavailable(message)
+
+    async def _ask(self, kind: str, method: str, params: dict[str, Any], key: str | None) -> Any:
         self._asked += 1
-        key = f"{kind}-{self._asked}"
+        if key is None:
+            key = f"{kind}-{self._asked}"
+        elif not isinstance(key, str) or not key:
+            raise TypeError("A question's key must be a non-empty string")
+        if key in self._keys:
+            raise ValueError(f"The question key {key!r} is used twice in one call")
+        self._keys.add(key)
         if not self._features.modern:
             return await self._connection.request(method, params, related=self.request_id)
         asked = fingerprint(method, params)
         earlier = self._answers.get(key)
-        if earlier is not None and earlier[0] == asked:  # answered before: the tool is re-running
+        if earlier is not None and earlier[0] in (asked, None):  # answered: the tool re-runs
+            self._answers[key] = [asked, earlier[1]]
             return earlier[1]
-        # Not asked yet, or asked differently (the data changed between rounds): ask now.
-        raise InputRequired({key: {"method": method, "params": params}}, {key: asked})
+        # Not asked yet, or asked differently (the data changed between rounds): ask now,
+        # together with the questions asked at the same time (asyncio.gather), which get
+        # here before this one resumes.
+        self._questions[key] = {"method": method, "params": params}
+        self._fingerprints[key] = asked
+        await asyncio.sleep(0)
+        raise InputRequired(self._questions, self._fingerprints, self._answers)
 
     def _understood(self, read: Callable[..., T], *answer: Any) -> T:
         try:

@@ -178,6 +178,7 @@ class ServerCore:
         self._pages: dict[tuple[str, str | None, Any], bytes] = {}
         self._changes_pending: set[str] = set()  # lists whose change is being announced
         self.context_always = False  # set when Python logging is forwarded to clients
+        self.roots_handlers: list[Callable[[Any], Any]] = []
 
     @property
     def scope_hierarchy(self) -> Any:
@@ -354,6 +355,21 @@ class ServerCore:
         if handler is self._guard:  # it runs the middleware itself, inside its own step
             return handler(connection, request)
         return run_chain(self.middleware, connection, request, handler)
+
+    # ------------------------------------------------------------ the client's roots
+
+    def on_roots_changed(self, handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """Decorator: ``handler(roots)`` (sync or async) gets the client's new list of
+        :class:`~toolwire.server.inputs.Root` each time a legacy client says its roots changed."""
+        self.roots_handlers.append(handler)
+        return handler
+
+    def roots_changed(self, connection: ServerConnection) -> None:
+        """A client sent ``notifications/roots/list_changed`` (transports' sessions call this)."""
+        if self.roots_handlers:
+            from .roots import roots_changed
+
+            roots_changed(connection, self.roots_handlers)
 
     # ------------------------------------------------------------ lifespan
 

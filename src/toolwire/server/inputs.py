@@ -1,12 +1,17 @@
-"""Asking the client for input from inside a tool: elicitation and sampling, in both eras.
+"""Asking the client for input from inside a tool: elicitation, sampling and roots, in both eras.
 
 Legacy sessions (2025-06-18 and later for elicitation) get a server-to-client request and
 the tool simply awaits the answer. On 2026-07-28 servers never send requests (JR-39), so a
 tool that asks ends its call with an ``InputRequiredResult``; the client answers and calls
-again, and toolwire runs the tool again from the top. Each question has a stable key
-(``elicit-1``, ``sample-2``… in the order the tool asks), so on the re-run the questions
-already answered return their answers at once and the tool goes on to the next one — the
-author writes one code path for both eras.
+again, and toolwire runs the tool again from the top. Each question has a stable key (the
+``key=`` the author gave, else ``elicit-1``, ``sample-2``… in the order the tool asks), so on
+the re-run the questions already answered return their answers at once and the tool goes on
+to the next one — the author writes one code path for both eras. Questions asked at the same
+time (``asyncio.gather``) travel in one ``InputRequiredResult``.
+
+An answer in ``inputResponses`` is taken for the question of the same key; when the sealed
+state says that key was asked differently (the data changed between rounds), it is stale
+and the question is asked again.
 
 Earlier answers travel in ``requestState``, which the client echoes unchanged. It is signed
 (HMAC-SHA256) and bound to the tool, its arguments and a short expiry (MP-05, MP-06), so a
@@ -35,20 +40,46 @@ STATE_TTL_S = 600.0
 
 
 class InputUnavailable(ToolError):
-    """The client cannot answer this kind of question (it did not declare the capability)."""
+    """The client cannot answer this kind of question (it did not declare the capability).
+
+    On legacy sessions it becomes an ``isError`` result with its text."""
+
+
+class MissingClientCapability(RPCError, InputUnavailable):
+    """2026-07-28: the request needs a capability the client did not declare on it (JR-37).
+
+    Answered as the JSON-RPC error -32021 with ``data.requiredCapabilities`` (HTTP 400). It is
+    also an :class:`InputUnavailable`, so a tool that catches that one to do without the
+    client's help handles both eras alike."""
+
+    def __init__(self, capability: str, message: str) -> None:
+        RPCError.__init__(
+            self,
+            jsonrpc.MISSING_CLIENT_CAPABILITY,
+            message,
+            {"requiredCapabilities": {capability: {}}},
+        )
 
 
 class InputRequired(BaseException):
-    """Ends a modern ``tools/call`` run: the client must answer ``requests`` and call again.
+    """Ends a modern run: the client must answer ``requests`` and call again.
 
-    ``questions`` maps each key to the fingerprint of what was asked. A ``BaseException``
-    so that a tool's own ``except Exception`` does not swallow it.
+    ``questions`` maps each key to the fingerprint of what was asked; ``answered`` holds the
+    answers the run used (key -> [fingerprint, answer]), sealed for the next round. A
+    ``BaseException`` so that a tool's own ``except Exception`` does not swallow it.
     """
 
-    def __init__(self, requests: dict[str, JSON], questions: dict[str, str]) -> None:
+    def __init__(
+        self, requests: dict[str, JSON], questions: dict[str, str], answered: JSON | None = None
+    ) -> None:
         super().__init__("input required")
         self.requests = requests
         self.questions = questions
+        self.answered = answered if answered is not None else {}
+
+    def sealed_answers(self) -> JSON:
+        """The answers to carry in ``requestState``: those matched to a question asked."""
+        return {key: entry for key, entry in self.answered.items() if entry[0] is not None}
 
 
 class InvalidAnswer(BaseException):
@@ -74,6 +105,34 @@ class ElicitationResult:
     action: str
     data: Any = None
     content: JSON | None = None
+
+
+@dataclass
+class Root:
+    """One of the client's roots: a ``file://`` URI and an optional name."""
+
+    uri: str
+    name: str | None = None
+    meta: JSON | None = None
+
+
+def roots_result(answer: Any) -> list[Root]:
+    if not isinstance(answer, dict) or not isinstance(answer.get("roots"), list):
+        raise ToolError("The client's list of roots was not understood")
+    roots = []
+    for item in answer["roots"]:
+        if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+            raise ToolError("The client's list of roots was not understood")
+        name = item.get("name")
+        meta = item.get("_meta")
+        roots.append(
+            Root(
+                uri=item["uri"],
+                name=name if isinstance(name, str) else None,
+                meta=meta if isinstance(meta, dict) else None,
+            )
+        )
+    return roots
 
 
 @dataclass
@@ -228,7 +287,8 @@ class StateSigner:
     def answers(self, params: JSON, key: str, arguments: JSON, caller: str | None) -> JSON:
         """The answers a retried request carries (MRTR): the earlier ones sealed in its
         ``requestState`` plus the new ``inputResponses``, each with the fingerprint of the
-        question it answers (MP-09); answers to questions not asked are ignored."""
+        question it answers (MP-09), or None when no state says what was asked (the run
+        matches it to the question of that key; entries no question uses are ignored)."""
         answered, pending = (
             self.open(params["requestState"], key, arguments, caller)
             if "requestState" in params
@@ -242,6 +302,8 @@ class StateSigner:
         for name, response in responses.items():
             if name in pending:
                 answered[name] = [pending[name], response]
+            elif name not in answered:
+                answered[name] = [None, response]
         return answered
 
 

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..content import content_block, text_result, to_json_text
+from ..errors import RPCError
 from ..functions import is_async
 from ..protocol import shaping
 from ..tools import DeadlinePassed, before, failure_result
@@ -148,6 +149,8 @@ class Server(PrimitiveHandlers):
             return to_call_result(await maybe_await(value))
         except DeadlinePassed:
             return text_result(f"Tool '{name}' timed out after {deadline:g} s", is_error=True)
+        except RPCError:
+            raise  # raised on purpose: the answer is this JSON-RPC error
         except Exception as exc:
             source = getattr(getattr(handler, "__code__", None), "co_filename", None)
             return failure_result(exc, name, source, self.mask_errors)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..errors import ToolError
+from ..errors import RPCError, ToolError
 from ..protocol import shaping
 
 if TYPE_CHECKING:
@@ -94,6 +94,8 @@ async def run_chain(
             try:
                 return await layer(call, following)
             except ToolError as exc:  # for the model to read, like a tool's own ToolError
+                if isinstance(exc, RPCError):  # also a JSON-RPC error (-32021): it stays one
+                    raise
                 return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
 
         return step

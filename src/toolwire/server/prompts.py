@@ -258,7 +258,11 @@ class PromptRegistry(ServerCore):
             )
         except InputRequired as needed:  # 2026-07-28: the client answers, then asks again
             state = self.signer.seal(
-                _state_key(prompt), arguments, request.caller, answers or {}, needed.questions
+                _state_key(prompt),
+                arguments,
+                request.caller,
+                needed.sealed_answers(),
+                needed.questions,
             )
             return {
                 "resultType": "input_required",

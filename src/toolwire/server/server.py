@@ -106,6 +106,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         title: str | None = None,
         description: str | None = None,
         annotations: Any = None,
+        input_schema: JSON | None = None,
         output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
@@ -122,7 +123,10 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
-        """Register a function as a tool: ``@mcp.tool``, ``@mcp.tool()`` or ``@mcp.tool("name", ...)``."""
+        """Register a function as a tool: ``@mcp.tool``, ``@mcp.tool()`` or ``@mcp.tool("name", ...)``.
+
+        ``input_schema={...}`` publishes a hand-written JSON Schema 2020-12 for the arguments
+        verbatim and validates calls against it (see docs/tools.md)."""
         if callable(name):
             self.add_tool(name)
             return name
@@ -305,7 +309,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             result = await self.admitted(connection, request, run)
         except InputRequired as needed:  # modern: the client answers, then calls again
             state = self.signer.seal(
-                tool.name, arguments, request.caller, answers or {}, needed.questions
+                tool.name, arguments, request.caller, needed.sealed_answers(), needed.questions
             )
             return {
                 "resultType": "input_required",

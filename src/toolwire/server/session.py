@@ -276,6 +276,8 @@ class ServerConnection:
             if isinstance(rid, (str, int)) and not isinstance(rid, bool) and rid in self.in_flight:
                 logger.debug("Request %r cancelled: %s", rid, params.get("reason"))
                 self.cancel(rid)
+        elif method == "notifications/roots/list_changed":
+            self.server.roots_changed(self)
         # notifications/initialized and anything else need no action.
 
     # ---------------------------------------------------------------- requests
