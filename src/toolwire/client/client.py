@@ -208,14 +208,27 @@ class Client(ClientTools, ClientPrimitives, ServerQuestions):
 
     async def _handshake(self) -> None:
         wanted = self.requested_version
+        legacy = wanted or LATEST_LEGACY
         if wanted is None or wanted in MODERN_REVISIONS:
             version = wanted or LATEST
-            try:
-                result = await self._request("server/discover", self._modern_params({}, version))
-            except ServerError:
-                if wanted is not None:
-                    raise
-            else:
+            retried = False
+            while True:
+                try:
+                    result = await self._request(
+                        "server/discover", self._modern_params({}, version)
+                    )
+                except ServerError as exc:
+                    agreed = None if retried else _agreed_version(exc, wanted)
+                    if agreed is None:
+                        if wanted is not None:
+                            raise
+                        break  # a legacy server: initialize below
+                    retried = True  # -32022: ask again, once, in a revision both speak
+                    if agreed in MODERN_REVISIONS:
+                        version = agreed
+                        continue
+                    legacy = agreed  # the best the server speaks is a legacy revision
+                    break
                 supported = result.get("supportedVersions")
                 if not isinstance(supported, list):
                     raise ClientError("server/discover answered without a supportedVersions list")
@@ -227,7 +240,7 @@ class Client(ClientTools, ClientPrimitives, ServerQuestions):
                     raise ClientError(
                         f"The server does not support {version}; it supports {supported}"
                     )
-        legacy = wanted or LATEST_LEGACY
+                break
         result = await self._request(
             "initialize",
             {
@@ -565,6 +578,20 @@ class Client(ClientTools, ClientPrimitives, ServerQuestions):
                 f"subscriptions/listen was not acknowledged within {self.timeout:g} s"
             ) from None
         return mid
+
+
+def _agreed_version(error: ServerError, wanted: str | None) -> str | None:
+    """The revision to ask again in after ``error`` (-32022, unsupported protocol version):
+    ``wanted`` if the server lists it, else (nothing pinned) the newest revision both sides
+    know; ``None`` when there is none or the error is another one."""
+    if error.code != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
+        return None
+    supported = _object(error.data).get("supported")
+    if not isinstance(supported, list):
+        return None
+    if wanted is not None:
+        return wanted if wanted in supported else None
+    return next((v for v in reversed(REVISIONS) if v in supported), None)
 
 
 def _settle(future: asyncio.Future[JSON]) -> None:

@@ -40,6 +40,7 @@ import orjson
 
 from .. import jsonrpc
 from ..errors import ClientError, RPCError
+from ..protocol.header_params import header_params
 from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
 from .http_client_auth import (
@@ -76,6 +77,8 @@ class _TooLarge(Exception):
 
 class HttpClientTransport(QueueReceiver):
     """Speaks Streamable HTTP to ``url``; ``headers`` are added to every request."""
+
+    mirrors_header_params = True  # 2026-07-28: the client drops tools it could not mirror
 
     def __init__(
         self,
@@ -346,12 +349,7 @@ class HttpClientTransport(QueueReceiver):
         for tool in (message.get("result") or {}).get("tools") or []:
             if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
                 continue
-            properties = (tool.get("inputSchema") or {}).get("properties") or {}
-            mirrored = {
-                param: prop["x-mcp-header"]
-                for param, prop in properties.items()
-                if isinstance(prop, dict) and isinstance(prop.get("x-mcp-header"), str)
-            }
+            mirrored, _ = header_params(tool.get("inputSchema"))  # the client drops invalid ones
             if mirrored:
                 self._header_params[tool["name"]] = mirrored
             else:
