@@ -24,4 +24,6 @@ mcp = Server("toolwire-conformance-server", version="1.0.0")
 
 
 if __name__ == "__main__":
-    mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]) if len(sys.argv) > 1 else 3000)
+    mcp.run(
+        transport="http", host="127.0.0.1", port=int(sys.argv[1]) if len(sys.argv) > 1 else 3000
+    )
