@@ -100,7 +100,7 @@ async def request_metadata(url: str) -> None:
         return {"action": "decline"}
 
     options: dict[str, Any] = {"sampling_handler": sample, "elicitation_handler": elicit}
-    async with client(url, **options) as c:
+    async with client(url, roots=["file:///tmp"], **options) as c:
         await c.list_tools()
 
 

@@ -61,6 +61,7 @@ JSON = dict[str, Any]
 
 NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
 ACCEPT = "application/json, text/event-stream"
+LISTEN_WAIT = 5.0  # seconds the start of a session waits for its GET stream to open
 
 
 def _httpx() -> Any:
@@ -104,6 +105,7 @@ class HttpClientTransport(QueueReceiver):
         self._requests: dict[Any, asyncio.Task[None]] = {}  # request id -> its POST
         self._tasks: set[asyncio.Task[None]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()  # the GET stream has its answer (or failed)
         self._reinit = asyncio.Lock()
         self._listings: set[Any] = set()  # ids of tools/list requests in flight
         self._header_params: dict[str, dict[str, str]] = {}  # tool -> {param: header}
@@ -144,6 +146,10 @@ class HttpClientTransport(QueueReceiver):
         await self._post(data, message, None)
         if method == "notifications/initialized" and self.session_id is not None:
             self._listen()
+            # A server may ask or tell something on the GET stream as soon as the session
+            # starts, and drops what it cannot send: open that stream before the next request.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._listening.wait(), min(self.timeout, LISTEN_WAIT))
 
     async def close(self) -> None:
         tasks = [*self._tasks, *([self._listener] if self._listener else [])]
@@ -456,7 +462,9 @@ class HttpClientTransport(QueueReceiver):
 
     def _listen(self) -> None:
         if self._listener is None or self._listener.done():
+            self._listening.clear()
             self._listener = asyncio.ensure_future(self._get_stream())
+            self._listener.add_done_callback(lambda _: self._listening.set())
 
     async def _get_stream(self) -> None:
         """What the server sends outside any request: list changes, logs, its questions.
@@ -466,6 +474,7 @@ class HttpClientTransport(QueueReceiver):
         while True:
             try:
                 async with self._open("GET", self._stream_headers(cursor)) as response:
+                    self._listening.set()
                     if response.status_code != 200:  # 405: the server keeps no such stream
                         await _body(response, self.max_message_bytes)
                         return
