@@ -2,7 +2,8 @@
 relies on, and one that is malformed raises :class:`~toolwire.ClientError` naming what was
 wrong (never a ``KeyError`` or ``AttributeError`` from deep inside the client).
 
-Also the deadline of one request (:class:`Deadline`), which covers writing the request as
+Also the revision to ask again in after the server refused one (:func:`agreed_version`), and
+the deadline of one request (:class:`Deadline`), which covers writing the request as
 well as waiting for its answer.
 """
 
@@ -11,7 +12,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from .. import jsonrpc
 from ..errors import ClientError, ServerError
+from ..protocol.revisions import REVISIONS
 
 JSON = dict[str, Any]
 
@@ -97,3 +100,17 @@ class Deadline:
         if uncancel is not None:
             uncancel()
         return True
+
+
+def agreed_version(error: ServerError, wanted: str | None) -> str | None:
+    """The revision to ask again in after ``error`` (-32022, unsupported protocol version):
+    ``wanted`` if the server lists it, else (nothing pinned) the newest revision both sides
+    know; ``None`` when there is none or the error is another one."""
+    if error.code != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
+        return None
+    supported = error.data.get("supported") if isinstance(error.data, dict) else None
+    if not isinstance(supported, list):
+        return None
+    if wanted is not None:
+        return wanted if wanted in supported else None
+    return next((v for v in reversed(REVISIONS) if v in supported), None)

@@ -51,10 +51,11 @@ from ..protocol.revisions import (
     REVISIONS,
 )
 from ..transports.base import MAX_MESSAGE_BYTES, ClientTransport
-from .answers import Deadline, result_of
+from .answers import Deadline, agreed_version, result_of
 from .outputs import OutputChecks
 from .primitives import PRIMITIVE_NOTIFICATIONS, ClientPrimitives
 from .questions import MAX_SERVER_REQUESTS, Handler, ServerQuestions
+from .roots import ClientRoots, RootLike, roots_of
 from .tools import CallResult, ClientTools, ProgressHandler
 
 __all__ = ["CallResult", "Client"]
@@ -69,13 +70,15 @@ CANCEL_GRACE = 2.0  # seconds the notifications/cancelled of a timed-out request
 T = TypeVar("T")
 
 
-class Client(ClientTools, ClientPrimitives, ServerQuestions):
+class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions):
     """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
     server object.
 
     ``headers`` go on every HTTP request; ``auth`` authorizes HTTP requests: a bearer token
     string, or :class:`~toolwire.client.oauth.OAuth` for the OAuth flow. ``cache_tools=True``
-    keeps the tool list between :meth:`list_tools` calls (see there).
+    keeps the tool list between :meth:`list_tools` calls (see there). ``roots`` (``file://``
+    URIs, or dicts with ``uri`` and ``name``) are offered to servers that ask ``roots/list``;
+    :meth:`set_roots` changes them.
 
     ``timeout`` (seconds, ``None`` for none) is the deadline of every request, writing it
     included, and of every notification or answer the client writes; ``max_message_bytes``
@@ -97,6 +100,7 @@ class Client(ClientTools, ClientPrimitives, ServerQuestions):
         tap: Callable[[str, bytes], None] | None = None,
         elicitation_handler: Handler | None = None,
         sampling_handler: Handler | None = None,
+        roots: Iterable[RootLike] | None = None,
         log_handler: Callable[[JSON], Any] | None = None,
         log_level: str | None = None,
         headers: dict[str, str] | None = None,
@@ -122,6 +126,10 @@ class Client(ClientTools, ClientPrimitives, ServerQuestions):
         if sampling_handler is not None:
             self._answerers["sampling/createMessage"] = sampling_handler
             self.capabilities.setdefault("sampling", {})
+        self._roots = None if roots is None else roots_of(roots)
+        if self._roots is not None:
+            self._answerers["roots/list"] = self._list_roots
+            self.capabilities.setdefault("roots", {"listChanged": True})
         self.log_handler = log_handler
         self.log_level = log_level
         self._tasks: set[asyncio.Task[None]] = set()
@@ -208,14 +216,27 @@ class Client(ClientTools, ClientPrimitives, ServerQuestions):
 
     async def _handshake(self) -> None:
         wanted = self.requested_version
+        legacy = wanted or LATEST_LEGACY
         if wanted is None or wanted in MODERN_REVISIONS:
             version = wanted or LATEST
-            try:
-                result = await self._request("server/discover", self._modern_params({}, version))
-            except ServerError:
-                if wanted is not None:
-                    raise
-            else:
+            retried = False
+            while True:
+                try:
+                    result = await self._request(
+                        "server/discover", self._modern_params({}, version)
+                    )
+                except ServerError as exc:
+                    agreed = None if retried else agreed_version(exc, wanted)
+                    if agreed is None:
+                        if wanted is not None:
+                            raise
+                        break  # a legacy server: initialize below
+                    retried = True  # -32022: ask again, once, in a revision both speak
+                    if agreed in MODERN_REVISIONS:
+                        version = agreed
+                        continue
+                    legacy = agreed  # the best the server speaks is a legacy revision
+                    break
                 supported = result.get("supportedVersions")
                 if not isinstance(supported, list):
                     raise ClientError("server/discover answered without a supportedVersions list")
@@ -227,7 +248,7 @@ class Client(ClientTools, ClientPrimitives, ServerQuestions):
                     raise ClientError(
                         f"The server does not support {version}; it supports {supported}"
                     )
-        legacy = wanted or LATEST_LEGACY
+                break
         result = await self._request(
             "initialize",
             {
@@ -261,7 +282,10 @@ class Client(ClientTools, ClientPrimitives, ServerQuestions):
     def _modern_params(self, params: JSON, version: str | None = None) -> JSON:
         meta = dict(params.get("_meta") or {})
         meta[META_PROTOCOL_VERSION] = version or self.protocol_version
-        meta[META_CLIENT_CAPABILITIES] = self.capabilities
+        capabilities = self.capabilities
+        if capabilities.get("roots"):  # 2026-07-28 has no roots/list_changed to promise
+            capabilities = {**capabilities, "roots": {}}
+        meta[META_CLIENT_CAPABILITIES] = capabilities
         meta[META_CLIENT_INFO] = self.client_info
         if self.log_level is not None:
             meta[META_LOG_LEVEL] = self.log_level

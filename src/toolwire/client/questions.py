@@ -105,4 +105,28 @@ class ServerQuestions:
         except Exception as exc:
             logger.exception("The %s handler failed", method)
             raise RPCError(jsonrpc.INTERNAL_ERROR, f"the {method} handler failed") from exc
+        if method == "elicitation/create":
+            outcome = with_defaults(params, outcome)
         return outcome  # type: ignore[no-any-return]
+
+
+def with_defaults(params: JSON, result: Any) -> Any:
+    """An accepted form elicitation's ``content`` with the ``default`` of each field the
+    answer left out (SEP-1034: a form shows the defaults, and a person who accepts without
+    touching a field accepts its default)."""
+    if not isinstance(result, dict) or result.get("action") != "accept":
+        return result
+    if params.get("mode", "form") != "form":
+        return result
+    schema = params.get("requestedSchema")
+    fields = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(fields, dict):
+        return result
+    content = result.get("content")
+    if content is not None and not isinstance(content, dict):
+        return result
+    filled = dict(content or {})
+    for name, field in fields.items():
+        if isinstance(field, dict) and "default" in field and name not in filled:
+            filled[name] = field["default"]
+    return {**result, "content": filled} if filled or content is not None else result

@@ -4,13 +4,17 @@ and calling them, with ``structuredContent`` checked against each tool's ``outpu
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..protocol.header_params import header_params
 from .answers import content_blocks, named
 from .outputs import OutputChecks
 from .primitives import walk_pages
+
+logger = logging.getLogger("toolwire.client")
 
 JSON = dict[str, Any]
 ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | None]
@@ -43,6 +47,7 @@ class ClientTools:
         _outputs: OutputChecks
         _ids: Iterator[int]
         _progress: dict[str | int, ProgressHandler]
+        _transport: Any
 
         @property
         def modern(self) -> bool: ...
@@ -79,6 +84,8 @@ class ClientTools:
         generation = self._tools_generation
         tools, ttl = await walk_pages(self.request, "tools/list", "tools")
         named("tools/list", "tools", tools, "name")
+        if self.modern and getattr(self._transport, "mirrors_header_params", False):
+            tools = _with_valid_headers(tools)
         self._outputs.learn(tools)
         if generation == self._tools_generation:  # no change announced meanwhile
             self._cache_tools(tools, ttl)
@@ -131,3 +138,16 @@ class ClientTools:
             is_error=bool(result.get("isError")),
             raw=result,
         )
+
+
+def _with_valid_headers(tools: list[JSON]) -> list[JSON]:
+    """The tools whose ``x-mcp-header`` annotations are valid: a Streamable HTTP client
+    leaves the others out, with a warning (TL-39), since it cannot call them correctly."""
+    kept = []
+    for tool in tools:
+        _, problem = header_params(tool.get("inputSchema"))
+        if problem is None:
+            kept.append(tool)
+        else:
+            logger.warning("Leaving out tool %r: %s", tool["name"], problem)
+    return kept

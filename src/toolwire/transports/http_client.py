@@ -8,10 +8,13 @@ is worked out here, by reading the outgoing message:
 * legacy revisions: the ``Mcp-Session-Id`` given at ``initialize`` and the negotiated
   ``MCP-Protocol-Version`` go on every later request; a GET stream carries what the server
   sends outside a request (``notifications/tools/list_changed``); a 404 for an expired
-  session is answered by initializing again, once, and sending the message again;
+  session is answered by initializing again, once, and sending the message again; an SSE
+  stream (a request's or the GET stream) that ends after an event id is resumed with a GET
+  carrying ``Last-Event-ID``, after the server's ``retry`` delay (``http_client_sse``);
 * 2026-07-28: ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` mirror the body;
   a ``notifications/cancelled`` is not posted — the request's response stream is closed,
-  which is how a stateless server learns of it.
+  which is how a stateless server learns of it; a response stream that ends without the
+  answer fails its request at once.
 
 ``auth`` puts ``Authorization: Bearer`` on every request (AU-17): a fixed token, or an
 object with the :class:`HttpAuth` calls (``toolwire.client.oauth.OAuth``), which is asked
@@ -40,6 +43,7 @@ import orjson
 
 from .. import jsonrpc
 from ..errors import ClientError, RPCError
+from ..protocol.header_params import header_params
 from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
 from .http_client_auth import (
@@ -49,6 +53,7 @@ from .http_client_auth import (
     answer_challenge,
     authorize_request,
 )
+from .http_client_sse import Cursor, TooLarge, answers, events
 
 logger = logging.getLogger("toolwire.client")
 
@@ -56,6 +61,7 @@ JSON = dict[str, Any]
 
 NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
 ACCEPT = "application/json, text/event-stream"
+LISTEN_WAIT = 5.0  # seconds the start of a session waits for its GET stream to open
 
 
 def _httpx() -> Any:
@@ -70,12 +76,10 @@ class _SessionExpired(Exception):
     """The server answered 404 for our session id."""
 
 
-class _TooLarge(Exception):
-    """An answer (a body or an SSE event) is larger than the transport accepts."""
-
-
 class HttpClientTransport(QueueReceiver):
     """Speaks Streamable HTTP to ``url``; ``headers`` are added to every request."""
+
+    mirrors_header_params = True  # 2026-07-28: the client drops tools it could not mirror
 
     def __init__(
         self,
@@ -101,6 +105,7 @@ class HttpClientTransport(QueueReceiver):
         self._requests: dict[Any, asyncio.Task[None]] = {}  # request id -> its POST
         self._tasks: set[asyncio.Task[None]] = set()
         self._listener: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()  # the GET stream has its answer (or failed)
         self._reinit = asyncio.Lock()
         self._listings: set[Any] = set()  # ids of tools/list requests in flight
         self._header_params: dict[str, dict[str, str]] = {}  # tool -> {param: header}
@@ -141,6 +146,10 @@ class HttpClientTransport(QueueReceiver):
         await self._post(data, message, None)
         if method == "notifications/initialized" and self.session_id is not None:
             self._listen()
+            # A server may ask or tell something on the GET stream as soon as the session
+            # starts, and drops what it cannot send: open that stream before the next request.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._listening.wait(), min(self.timeout, LISTEN_WAIT))
 
     async def close(self) -> None:
         tasks = [*self._tasks, *([self._listener] if self._listener else [])]
@@ -270,12 +279,15 @@ class HttpClientTransport(QueueReceiver):
                 raise _SessionExpired
             if is_initialize and response.headers.get("mcp-session-id"):
                 self.session_id = response.headers["mcp-session-id"]
-            await self._read_answer(response, mid, remember=is_initialize)
+            resumable = self._version_of(message) not in MODERN_REVISIONS
+            await self._read_answer(response, mid, remember=is_initialize, resumable=resumable)
 
-    async def _read_answer(self, response: Any, mid: Any, *, remember: bool = False) -> None:
+    async def _read_answer(
+        self, response: Any, mid: Any, *, remember: bool = False, resumable: bool = False
+    ) -> None:
         try:
-            await self._read_message(response, mid, remember)
-        except _TooLarge:
+            await self._read_message(response, mid, remember, resumable)
+        except TooLarge:
             logger.warning("An HTTP answer was larger than %s bytes", self.max_message_bytes)
             if mid is not None:
                 self.fail(
@@ -284,7 +296,7 @@ class HttpClientTransport(QueueReceiver):
                     "(max_message_bytes); it was not read",
                 )
 
-    async def _read_message(self, response: Any, mid: Any, remember: bool) -> None:
+    async def _read_message(self, response: Any, mid: Any, remember: bool, resumable: bool) -> None:
         status = response.status_code
         limit = self.max_message_bytes
         if status == 202 or (mid is None and status < 300):
@@ -292,8 +304,7 @@ class HttpClientTransport(QueueReceiver):
             return
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            async for data in _events(response, limit):
-                await self._take(data, remember)
+            await self._read_stream(response, mid, remember, resumable)
             return
         body = await _body(response, limit)
         if kind == "application/json" and body:
@@ -311,6 +322,53 @@ class HttpClientTransport(QueueReceiver):
         if mid is not None:
             text = body.decode(errors="replace").strip()[:200]
             self._fail(mid, f"HTTP {status}" + (f": {text}" if text else ""))
+
+    async def _read_stream(self, response: Any, mid: Any, remember: bool, resumable: bool) -> None:
+        """The messages of an SSE response; when it ends before the answer to ``mid``, the
+        rest is asked for (legacy revisions) or the request fails (2026-07-28, where a
+        closed stream means a cancelled request)."""
+        cursor = Cursor()
+        last = None
+        try:
+            async for data in events(response, self.max_message_bytes, cursor):
+                last = data
+                await self._take(data, remember)
+        except _httpx().TransportError as exc:  # the connection dropped: maybe resumable
+            logger.debug("An HTTP response stream broke off: %s", exc)
+        if mid is None or answers(last, mid):
+            return
+        if resumable and cursor.last_id is not None:
+            await self._resume(cursor, mid)
+        else:
+            self._fail(mid, "The server closed the response stream without answering")
+
+    async def _resume(self, cursor: Cursor, mid: Any) -> None:
+        """Resume a response stream that ended before its answer: after the server's
+        ``retry`` delay, a GET with ``Last-Event-ID`` (HT-12, HT-20), again while each
+        reconnection brings events, until the answer to ``mid`` arrives."""
+        while cursor.resumable():
+            await asyncio.sleep(cursor.delay)
+            cursor.idle += 1
+            try:
+                async with self._open("GET", self._stream_headers(cursor)) as response:
+                    if response.status_code != 200:  # 405, or 404: the session is gone
+                        await _body(response, self.max_message_bytes)
+                        break
+                    async for data in events(response, self.max_message_bytes, cursor):
+                        await self._take(data, False)
+                        if answers(data, mid):
+                            return
+            except _httpx().TransportError as exc:
+                logger.debug("Resuming an HTTP response stream failed: %s", exc)
+        self._fail(mid, "The server's response stream ended without an answer; resuming it failed")
+
+    def _stream_headers(self, cursor: Cursor | None = None) -> dict[str, str]:
+        headers = self._headers(None)
+        headers["Accept"] = "text/event-stream"
+        headers.pop("Content-Type", None)
+        if cursor is not None and cursor.last_id is not None:
+            headers["Last-Event-ID"] = cursor.last_id
+        return headers
 
     def _mirrored(self, params: JSON) -> dict[str, str]:
         """``Mcp-Param-*`` headers for the arguments a tool mirrors (``x-mcp-header``)."""
@@ -346,12 +404,7 @@ class HttpClientTransport(QueueReceiver):
         for tool in (message.get("result") or {}).get("tools") or []:
             if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
                 continue
-            properties = (tool.get("inputSchema") or {}).get("properties") or {}
-            mirrored = {
-                param: prop["x-mcp-header"]
-                for param, prop in properties.items()
-                if isinstance(prop, dict) and isinstance(prop.get("x-mcp-header"), str)
-            }
+            mirrored, _ = header_params(tool.get("inputSchema"))  # the client drops invalid ones
             if mirrored:
                 self._header_params[tool["name"]] = mirrored
             else:
@@ -409,79 +462,53 @@ class HttpClientTransport(QueueReceiver):
 
     def _listen(self) -> None:
         if self._listener is None or self._listener.done():
+            self._listening.clear()
             self._listener = asyncio.ensure_future(self._get_stream())
+            self._listener.add_done_callback(lambda _: self._listening.set())
 
     async def _get_stream(self) -> None:
-        """What the server sends outside any request: list changes, logs, its questions."""
-        headers = self._headers(None)
-        headers["Accept"] = "text/event-stream"
-        headers.pop("Content-Type", None)
-        try:
-            async with self._open("GET", headers) as response:
-                if response.status_code != 200:  # 405: the server keeps no such stream
-                    await _body(response, self.max_message_bytes)
-                    return
-                async for data in _events(response, self.max_message_bytes):
-                    await self.put(data)
-        except asyncio.CancelledError:
-            raise
-        except AuthFailed as exc:
-            self._auth_failed(None, exc)
-        except _TooLarge:
-            logger.warning(
-                "The GET stream sent an event larger than %s bytes; it is closed",
-                self.max_message_bytes,
-            )
-        except Exception:
-            logger.debug("The GET stream ended", exc_info=True)
+        """What the server sends outside any request: list changes, logs, its questions.
+        A stream that ends after an event id is resumed, after the server's ``retry`` delay,
+        with ``Last-Event-ID`` (HT-12)."""
+        cursor = Cursor()
+        while True:
+            try:
+                async with self._open("GET", self._stream_headers(cursor)) as response:
+                    self._listening.set()
+                    if response.status_code != 200:  # 405: the server keeps no such stream
+                        await _body(response, self.max_message_bytes)
+                        return
+                    async for data in events(response, self.max_message_bytes, cursor):
+                        await self.put(data)
+            except asyncio.CancelledError:
+                raise
+            except AuthFailed as exc:
+                self._auth_failed(None, exc)
+                return
+            except TooLarge:
+                logger.warning(
+                    "The GET stream sent an event larger than %s bytes; it is closed",
+                    self.max_message_bytes,
+                )
+                return
+            except Exception:
+                logger.debug("The GET stream broke off", exc_info=True)
+            if not cursor.resumable():
+                return
+            await asyncio.sleep(cursor.delay)
+            cursor.idle += 1
 
 
 async def _body(response: Any, limit: int) -> bytes:
-    """The body of ``response``, read in pieces; :class:`_TooLarge` past ``limit`` bytes."""
+    """The body of ``response``, read in pieces; :class:`TooLarge` past ``limit`` bytes."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise _TooLarge
+        raise TooLarge
     parts: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes():
         size += len(chunk)
         if size > limit:
-            raise _TooLarge
+            raise TooLarge
         parts.append(chunk)
     return b"".join(parts)
-
-
-async def _events(response: Any, limit: int) -> AsyncIterator[bytes]:
-    """The ``data`` of each SSE event in ``response`` (priming events, with none, skipped);
-    :class:`_TooLarge` when a line or an event passes ``limit`` bytes."""
-    pending = b""
-    lines: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        pending += chunk
-        if pending.endswith(b"\r"):  # maybe half of a CRLF: wait for the next piece
-            text, pending = pending[:-1], b"\r"
-        else:
-            text, pending = pending, b""
-        pieces = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-        pending = pieces.pop() + pending  # the unfinished last line
-        if len(pending) > limit:
-            raise _TooLarge
-        for line in pieces:
-            if not line:
-                if any(lines):  # an event whose data is empty (a priming event) is not sent
-                    yield b"\n".join(lines)
-                lines, size = [], 0
-            elif line.startswith(b"data:"):
-                value = line[5:]
-                value = value[1:] if value.startswith(b" ") else value
-                size += len(value) + 1
-                if size > limit:
-                    raise _TooLarge
-                lines.append(value)
-            # comments (":") and the other fields (event, id, retry) carry no message
-    if pending.rstrip(b"\r").startswith(b"data:"):
-        value = pending.rstrip(b"\r")[5:]
-        lines.append(value[1:] if value.startswith(b" ") else value)
-    if any(lines):
-        yield b"\n".join(lines)
