@@ -274,3 +274,25 @@ async def test_an_rpc_error_raised_in_a_tool_is_that_error(transport: str, revis
             broken = await client.call_tool("broken")
             assert broken.is_error and "internal error" in broken.text
             assert "postgres" not in broken.text
+
+
+# ---------------------------------------------------------------- toolwire's client and server
+
+
+@pytest.mark.parametrize("revision", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_roots_between_toolwires_client_and_server(transport: str, revision: str) -> None:
+    """Client(roots=...) answers ctx.list_roots() in both eras; on a legacy session
+    set_roots() reaches the server's @mcp.on_roots_changed handler."""
+    roots = [{"uri": "file:///work/project", "name": "project"}]
+    async with watched_client(transport, revision, roots=roots) as (client, _):
+        assert (await client.call_tool("roots")).text == "project=file:///work/project"
+        await client.set_roots([{"uri": "file:///elsewhere", "name": "other"}])
+        if revision == LEGACY:
+            # The handler runs once the server has the new list; ask until it has (bounded).
+            for _ in range(100):
+                seen = (await client.call_tool("seen_roots")).text
+                if seen:
+                    break
+            assert seen == "file:///elsewhere"
+        assert (await client.call_tool("roots")).text == "other=file:///elsewhere"
