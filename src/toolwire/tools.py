@@ -26,6 +26,7 @@ from .functions import (
     raised_by,
     unwrap,
 )
+from .protocol.header_params import header_params
 from .safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH, check_arguments, strip_control_json
 from .schema import FunctionSchema, InvalidArguments, function_schema
 
@@ -302,33 +303,15 @@ class Tool:
         return strip_control_json(result) if self.strip_control_sequences else result
 
 
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an RFC 9110 token
-
-
 def _header_params(tool: str, input_schema: JSON) -> dict[str, str]:
     """Parameters mirrored into ``Mcp-Param-{Name}`` HTTP headers (``x-mcp-header``, TL-38).
 
     Declare one with ``Field(json_schema_extra={"x-mcp-header": "Region"})`` on a string,
     integer or boolean parameter (never on secrets, TL-40).
     """
-    mirrored: dict[str, str] = {}
-    seen: set[str] = set()
-    for param, prop in (input_schema.get("properties") or {}).items():
-        header = prop.get("x-mcp-header") if isinstance(prop, dict) else None
-        if header is None:
-            continue
-        if not isinstance(header, str) or not _TOKEN.fullmatch(header):
-            raise RegistrationError(
-                f"Tool {tool!r}: x-mcp-header of {param!r} must be a header-name token"
-            )
-        if header.lower() in seen:
-            raise RegistrationError(f"Tool {tool!r}: x-mcp-header {header!r} is used twice")
-        if prop.get("type") not in ("string", "integer", "boolean"):
-            raise RegistrationError(
-                f"Tool {tool!r}: x-mcp-header needs a string, integer or boolean parameter; {param!r} is not"
-            )
-        seen.add(header.lower())
-        mirrored[param] = header
+    mirrored, problem = header_params(input_schema)
+    if problem is not None:
+        raise RegistrationError(f"Tool {tool!r}: {problem}")
     return mirrored
 
 
