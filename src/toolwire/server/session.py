@@ -24,6 +24,7 @@ from ..functions import cancelled_from_outside
 from ..protocol import shaping
 from ..protocol.revisions import (
     FEATURES,
+    LEGACY_REVISIONS,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
@@ -57,6 +58,15 @@ def _is_implementation(value: Any) -> bool:
         isinstance(value, dict)
         and isinstance(value.get("name"), str)
         and isinstance(value.get("version"), str)
+    )
+
+
+def _names_later_revision(params: JSON) -> bool:
+    """An ``initialize`` whose ``_meta`` names a revision after the legacy ones is a request
+    of that revision, which has no ``initialize`` (-32601; -32022 for an unknown one)."""
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and meta.get(META_PROTOCOL_VERSION, LEGACY_REVISIONS[0]) not in (
+        LEGACY_REVISIONS
     )
 
 
@@ -132,6 +142,9 @@ class ServerConnection:
         # The client's network address (HTTP), what tells unauthenticated callers apart.
         self.peer: str | None = None
         self.on_settled: Callable[[], None] | None = None  # a request in flight ended
+        # Set by a transport whose requests may be answered on SSE streams the client can
+        # resume (HTTP, legacy sessions): ends the connection carrying one (Context).
+        self.close_sse: Callable[[str | int, int | None], bool] | None = None
         self.in_flight: dict[str | int, asyncio.Task[None]] = {}
         self._running: dict[str | int, Request] = {}  # the requests of in_flight, by id
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
@@ -289,7 +302,7 @@ class ServerConnection:
         try:
             if "_meta" in params and not isinstance(params["_meta"], dict):
                 raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "_meta" must be an object')
-            if method == "initialize":
+            if method == "initialize" and not _names_later_revision(params):
                 data = jsonrpc.result_bytes(mid, self._initialize(params))
             else:
                 request = self._resolve(mid, method, params)

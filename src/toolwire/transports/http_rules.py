@@ -38,10 +38,15 @@ def accepts(accept: str) -> tuple[bool, bool]:
 def is_modern(message: Any, headers: dict[str, str]) -> bool:
     """A 2026-07-28 POST: its header or its ``_meta`` names a revision after the legacy ones
     (an unknown one is then answered -32022, a missing ``_meta`` -32602). A stray
-    ``Mcp-Session-Id`` does not make it legacy (HT-37)."""
-    if not isinstance(message, dict) or message.get("method") == "initialize":
+    ``Mcp-Session-Id`` does not make it legacy (HT-37), the header alone does not make an
+    ``initialize`` modern."""
+    if not isinstance(message, dict):
         return False
-    if headers.get("mcp-protocol-version") in MODERN_REVISIONS:
+    # ``initialize`` opens a legacy session, unless its _meta says it is a 2026-07-28
+    # request: then it is a method that revision does not have (404, -32601).
+    if message.get("method") != "initialize" and (
+        headers.get("mcp-protocol-version") in MODERN_REVISIONS
+    ):
         return True
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
@@ -107,7 +112,8 @@ def _same_value(header: str | None, value: Any) -> bool:
         return False
     if header.startswith("=?base64?") and header.endswith("?="):
         try:
-            header = base64.b64decode(header[9:-2]).decode()
+            # strict: a character outside the alphabet or bad padding is a mismatch (HT-34)
+            header = base64.b64decode(header[9:-2], validate=True).decode()
         except (ValueError, UnicodeDecodeError):
             return False
     if isinstance(value, bool):
@@ -146,3 +152,13 @@ def status_of(data: bytes) -> int:
     if code == jsonrpc.SERVER_BUSY:
         return 429
     return 400 if code in BAD_REQUEST_CODES else 200
+
+
+def legacy_status(data: bytes) -> int:
+    """The status of an answer to a request a legacy session accepted: 200, whatever the
+    JSON-RPC error (as the official SDKs answer), but 429 when the caller is over a bound."""
+    if b'"error"' not in data[:64] and b'"error":' not in data:
+        return 200
+    error = orjson.loads(data).get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    return 429 if code == jsonrpc.SERVER_BUSY else 200
