@@ -24,7 +24,6 @@ from ..functions import cancelled_from_outside
 from ..protocol import shaping
 from ..protocol.revisions import (
     FEATURES,
-    LEGACY_REVISIONS,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
@@ -33,6 +32,7 @@ from ..protocol.revisions import (
     MODERN_REVISIONS,
     SUPPORTED_NEWEST_FIRST,
     Features,
+    is_modern_initialize,
     negotiate_legacy,
 )
 from .context import LOG_RANK, Context
@@ -58,15 +58,6 @@ def _is_implementation(value: Any) -> bool:
         isinstance(value, dict)
         and isinstance(value.get("name"), str)
         and isinstance(value.get("version"), str)
-    )
-
-
-def _names_later_revision(params: JSON) -> bool:
-    """An ``initialize`` whose ``_meta`` names a revision after the legacy ones is a request
-    of that revision, which has no ``initialize`` (-32601; -32022 for an unknown one)."""
-    meta = params.get("_meta")
-    return isinstance(meta, dict) and meta.get(META_PROTOCOL_VERSION, LEGACY_REVISIONS[0]) not in (
-        LEGACY_REVISIONS
     )
 
 
@@ -302,7 +293,7 @@ class ServerConnection:
         try:
             if "_meta" in params and not isinstance(params["_meta"], dict):
                 raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "_meta" must be an object')
-            if method == "initialize" and not _names_later_revision(params):
+            if method == "initialize" and not is_modern_initialize(params):
                 data = jsonrpc.result_bytes(mid, self._initialize(params))
             else:
                 request = self._resolve(mid, method, params)
@@ -372,6 +363,7 @@ class ServerConnection:
                 raise RPCError(
                     jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
                     "Unsupported protocol version",
+                    # every revision served, as server/discover lists them (LC-18)
                     {"supported": list(SUPPORTED_NEWEST_FIRST), "requested": version},
                 )
             capabilities = meta.get(META_CLIENT_CAPABILITIES)  # type: ignore[union-attr]

@@ -13,7 +13,12 @@ import orjson
 
 from .. import jsonrpc
 from ..errors import RPCError
-from ..protocol.revisions import LEGACY_REVISIONS, META_PROTOCOL_VERSION, MODERN_REVISIONS
+from ..protocol.revisions import (
+    LEGACY_REVISIONS,
+    META_PROTOCOL_VERSION,
+    MODERN_REVISIONS,
+    is_modern_initialize,
+)
 from .http_guard import Rejection
 
 JSON = dict[str, Any]
@@ -38,15 +43,13 @@ def accepts(accept: str) -> tuple[bool, bool]:
 def is_modern(message: Any, headers: dict[str, str]) -> bool:
     """A 2026-07-28 POST: its header or its ``_meta`` names a revision after the legacy ones
     (an unknown one is then answered -32022, a missing ``_meta`` -32602). A stray
-    ``Mcp-Session-Id`` does not make it legacy (HT-37), the header alone does not make an
-    ``initialize`` modern."""
+    ``Mcp-Session-Id`` does not make it legacy (HT-37). An ``initialize`` is legacy unless
+    it is no handshake but a 2026-07-28 request (:func:`is_modern_initialize`)."""
     if not isinstance(message, dict):
         return False
-    # ``initialize`` opens a legacy session, unless its _meta says it is a 2026-07-28
-    # request: then it is a method that revision does not have (404, -32601).
-    if message.get("method") != "initialize" and (
-        headers.get("mcp-protocol-version") in MODERN_REVISIONS
-    ):
+    if message.get("method") == "initialize":  # legacy, but for a 2026-07-28 one (404)
+        return is_modern_initialize(message.get("params"))
+    if headers.get("mcp-protocol-version") in MODERN_REVISIONS:
         return True
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
