@@ -6,7 +6,7 @@ client wrote and says which answers must come back.
 * A line longer than the limit: one ``-32600`` error without an id.
 * A blank line: nothing. Bytes that are not JSON (orjson, the wire's parser, decides: so
   invalid UTF-8 and nesting past 1024 levels count as not JSON): one ``-32700`` error
-  without an id (JR-09).
+  with ``"id": null`` (JSON-RPC 2.0 §5).
 * A JSON object with ``method`` and a readable ``id`` (a string or an integer, JR-04): one
   response carrying that id, a result or an error (``-32600`` if the envelope is wrong).
   ``"params": null`` counts as no params, as toolwire chose (tests/test_jsonrpc.py).
@@ -148,7 +148,7 @@ def expected_for_line(line: bytes, *, limit: int, batches: bool) -> list[Expecte
         return []
     ok, value = decode(line)
     if not ok:
-        return [Answer(ABSENT, code=PARSE_ERROR)]
+        return [Answer(None, code=PARSE_ERROR)]  # "id": null (JSON-RPC 2.0 §5)
     return expected_for_value(value, batches=batches)
 
 
