@@ -236,8 +236,13 @@ def shape_problem(message: Any) -> str | None:
         return f"unexpected members {sorted(extra)}"
     if ("result" in message) == ("error" in message):
         return "exactly one of result and error (JR-08)"
-    if "id" in message and not valid_id(message["id"]):
-        return f"id {message['id']!r} is neither a string nor an integer (never null)"
+    null_for_parse_error = (  # JSON-RPC 2.0 §5: nothing could be parsed, so no id
+        message.get("id", 0) is None
+        and isinstance(message.get("error"), dict)
+        and message["error"].get("code") == PARSE_ERROR
+    )
+    if "id" in message and not valid_id(message["id"]) and not null_for_parse_error:
+        return f"id {message['id']!r} is neither a string nor an integer (null: parse errors)"
     if "result" in message:
         return None if isinstance(message["result"], dict) else "a result is an object"
     error = message["error"]
