@@ -46,14 +46,7 @@ from .http_auth import MetadataDocument, authenticate, owner_of
 from .http_changes import ChangeRelay
 from .http_guard import Guard, Rejection, read_body
 from .http_resume import cut_answer, resume
-from .http_rules import (
-    accepts,
-    check_mirrored_headers,
-    is_modern,
-    kind_of,
-    legacy_status,
-    status_of,
-)
+from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
 from .http_store import MemoryStore, SessionStore, StoreUnavailable
 from .sse import Stream, frame, priming, retry
@@ -470,50 +463,43 @@ class HttpApp:
             # The call may let its connection go (Context.close_sse_connection): then SSE.
             release = stream.carried() if resumable and wants_sse else None
             ended = gone if release is None else limits.either(gone, release)
+            to_sse = False  # something comes before the answer, or the call let go
             try:
                 async for seq, data in until(stream.follow(), ended):
                     let_go = release is not None and release.done()  # even if answered now
                     if reply.answered and seq == stream.seq and not let_go:
                         break
                     if wants_sse and self.streams.refusal(session_id) is None:
-                        # something comes before the answer: stream it all
-                        gone.cancel()
-                        await self._stream(
-                            stream,
-                            receive,
-                            send,
-                            resumable=resumable,
-                            session_id=session_id,
-                            reply=reply,
-                            release=release,
-                        )
-                        return
+                        to_sse = True  # stream it all
+                        break
                     if session is not None:  # JSON only: the request's messages go to GET
                         session.standalone.push(data)
                 else:
-                    if release is not None and release.done() and not gone.done():
-                        gone.cancel()  # primed, then the connection ends; the client resumes
-                        await self._stream(
-                            stream,
-                            receive,
-                            send,
-                            resumable=True,
-                            session_id=session_id,
-                            reply=reply,
-                            release=release,
-                        )
-                    elif not gone.done():  # the stream ended unanswered: shutdown, DELETE
-                        status, data = cut_answer(reply.mid, self.closing)
-                        await json_answer(send, status, data, session_id)
-                    return  # (or the client went away before the answer)
+                    to_sse = release is not None and release.done() and not gone.done()
+                    if not to_sse:
+                        if not gone.done():  # the stream ended unanswered: shutdown, DELETE
+                            status, data = cut_answer(reply.mid, self.closing)
+                            await json_answer(send, status, data, session_id)
+                        return  # (or the client went away before the answer)
+                if to_sse:
+                    gone.cancel()  # (a let-go connection: primed, then it ends at once)
+                    await self._stream(
+                        stream,
+                        receive,
+                        send,
+                        resumable=resumable,
+                        session_id=session_id,
+                        reply=reply,
+                        release=release,
+                    )
+                    return
             finally:
                 gone.cancel()
                 if release is not None:
                     stream.dropped(release)
         data = stream.events[-1][1]
         # A legacy session's request was accepted: its JSON-RPC error travels with 200.
-        status = status_of(data) if session is None else legacy_status(data)
-        await json_answer(send, status, data, session_id)
+        await json_answer(send, status_of(data, legacy=session is not None), data, session_id)
 
     async def _stream(
         self,

@@ -143,25 +143,20 @@ def kind_of(message: Any) -> str:
     return "other"
 
 
-def status_of(data: bytes) -> int:
+def status_of(data: bytes, *, legacy: bool = False) -> int:
+    """The HTTP status of an answer. ``legacy``: to a request a legacy session accepted,
+    200 whatever the JSON-RPC error (as the official SDKs answer), but 429 for a caller over
+    its bound; else the statuses 2026-07-28 prescribes (-32601 404, bad requests 400)."""
     if b'"error"' not in data[:64] and b'"error":' not in data:
         return 200
     error = orjson.loads(data).get("error")
     if not isinstance(error, dict):
         return 200
     code = error.get("code")
-    if code == jsonrpc.METHOD_NOT_FOUND:
-        return 404
     if code == jsonrpc.SERVER_BUSY:
         return 429
-    return 400 if code in BAD_REQUEST_CODES else 200
-
-
-def legacy_status(data: bytes) -> int:
-    """The status of an answer to a request a legacy session accepted: 200, whatever the
-    JSON-RPC error (as the official SDKs answer), but 429 when the caller is over a bound."""
-    if b'"error"' not in data[:64] and b'"error":' not in data:
+    if legacy:
         return 200
-    error = orjson.loads(data).get("error")
-    code = error.get("code") if isinstance(error, dict) else None
-    return 429 if code == jsonrpc.SERVER_BUSY else 200
+    if code == jsonrpc.METHOD_NOT_FOUND:
+        return 404
+    return 400 if code in BAD_REQUEST_CODES else 200
