@@ -10,6 +10,7 @@ Definition names a tools server deals with, per revision
 * Dialect: L are draft-07 (``definitions``); N and M are 2020-12 (``$defs``).
 * Error response: ``JSONRPCError`` (L, ``id`` required, error object inline) ->
   ``JSONRPCErrorResponse`` (N, M, ``id`` optional, never ``null``; error object = ``Error``).
+  The checker takes JSON-RPC's ``"id": null`` on a parse error (-32700) as the id-less form.
   M adds per-code definitions: ``ParseError``, ``InvalidRequestError``, ``MethodNotFoundError``,
   ``InvalidParamsError``, ``InternalError`` (shape of the ``error`` member) and
   ``HeaderMismatchError`` (-32020), ``MissingRequiredClientCapabilityError`` (-32021),
@@ -96,6 +97,7 @@ _UNION_NAMES = frozenset(
 _RETIRED_MODERN_CODES = frozenset({-32002, -32042})
 # Legacy schemas require an error response `id`; JSON-RPC has no id to echo for these.
 _UNREADABLE_REQUEST_CODES = frozenset({-32700, -32600})
+_PARSE_ERROR = -32700
 
 
 class SpecViolation(AssertionError):
@@ -649,10 +651,15 @@ class WireChecker:
         error = msg.get("error")
         code = error.get("code") if isinstance(error, dict) else None
         envelope = msg
-        if "id" not in msg and t.error_id_required and code in _UNREADABLE_REQUEST_CODES:
+        if msg.get("id", 0) is None and code == _PARSE_ERROR:
+            # JSON-RPC 2.0 requires "id": null when the message could not be parsed at all;
+            # the MCP schemas type the id string|integer (optional since 2025-11-25), so the
+            # envelope is checked as the id-less one it stands for.
+            envelope = {key: value for key, value in msg.items() if key != "id"}
+        if "id" not in envelope and t.error_id_required and code in _UNREADABLE_REQUEST_CODES:
             # The legacy schemas require `id` even where JSON-RPC has none to echo; the
             # 2025-11-25 rule (omit it, never null) is the only option that can be right.
-            envelope = {**msg, "id": 0}
+            envelope = {**envelope, "id": 0}
         _check(envelope, t.error_envelope, rev, message=msg)
         if isinstance(code, int) and code in t.error_codes:
             definition, whole = t.error_codes[code]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from toolwire import Server
 from toolwire.lowlevel import Server as LowLevelServer
-from toolwire.protocol.revisions import LATEST, REVISIONS
+from toolwire.protocol.revisions import LATEST, REVISIONS, SUPPORTED_NEWEST_FIRST
 from toolwire.server.methods import METHODS
 
 import mcp_spec
@@ -219,8 +219,12 @@ async def test_discover_result_has_the_example_shape(source: str) -> None:
         result = (await server.response(request["id"]))["result"]
     ours = set(result) if "instructions" in expected else set(result) - {"instructions"}
     assert ours == set(expected)
-    for key in ("resultType", "supportedVersions", "ttlMs", "cacheScope", "_meta"):
+    for key in ("resultType", "ttlMs", "cacheScope", "_meta"):
         assert result[key] == expected[key], key
+    # The example's server is modern-only; a dual-era one names every revision it serves,
+    # newest first, the list its UnsupportedProtocolVersionError gives (LC-18, LC-20).
+    assert result["supportedVersions"] == list(SUPPORTED_NEWEST_FIRST)
+    assert set(expected["supportedVersions"]) <= set(result["supportedVersions"])
     if "instructions" in expected:
         assert result["instructions"] == expected["instructions"]
     assert "tools" in result["capabilities"]
@@ -325,7 +329,7 @@ async def test_every_example_request_gets_a_valid_answer() -> None:
             assert result["resultType"] == "complete", label
             assert result["_meta"][SERVER_INFO] == {"name": "ExampleServer", "version": "1.0.0"}
             if answer["id"] == expected["id"]:
-                for key in ("tools", "content", "supportedVersions"):
+                for key in ("tools", "content"):  # supportedVersions: see above
                     if key in expected["result"]:
                         assert result[key] == expected["result"][key], label
             answered += 1

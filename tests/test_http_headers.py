@@ -76,6 +76,12 @@ HEADERS = {
             400,
         ),
         ({"region": "eu"}, {"mcp-param-region": "=?base64?not base64?="}, 400),
+        # strict base64 (HT-34): characters outside the alphabet, or missing padding, are not
+        # skipped or forgiven; a value without the whole wrapper is taken literally
+        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVs!!!bG8=?="}, 400),
+        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVsbG8?="}, 400),
+        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVsbG8=?="}, 200),
+        ({"region": "=?base64?SGVsbG8="}, {"mcp-param-region": "=?base64?SGVsbG8="}, 200),
     ],
 )
 async def test_mirrored_parameters_must_match_the_body(

@@ -259,13 +259,13 @@ async def test_another_path_is_404(http: httpx.AsyncClient, default_url: str) ->
 async def test_malformed_json_is_a_parse_error_without_an_id(
     http: httpx.AsyncClient, default_url: str, body: bytes
 ) -> None:
-    """JR-09: 400, -32700, and no id (it could not be read), never ``"id": null``."""
+    """400, -32700 and ``"id": null``: the message could not be read (JSON-RPC 2.0 §5)."""
     headers = {"Accept": BOTH, "Content-Type": "application/json"}
     response = await http.post(default_url, content=body, headers=headers)
     assert response.status_code == 400
     error = checked(response)
     assert error["error"]["code"] == -32700
-    assert "id" not in error
+    assert "id" in error and error["id"] is None
     await assert_serving(http, default_url)
 
 

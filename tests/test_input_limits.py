@@ -216,7 +216,7 @@ async def test_deep_json_is_refused_cheaply_or_as_a_parse_error(session: Session
         b'"arguments":{"value":{"a":' + too_deep + b"}}}}"
     )
     answer = await session.server.recv()
-    assert answer["error"]["code"] == -32700 and "id" not in answer, answer
+    assert answer["error"]["code"] == -32700 and answer["id"] is None, answer
     await session.assert_serving()
 
 

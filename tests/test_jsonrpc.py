@@ -259,11 +259,21 @@ def test_request_id_is_read_only_when_valid(message: Any, expected: Any) -> None
 
 
 def test_error_bytes_without_id_leaves_the_member_out() -> None:
-    """JR-09 / §5.6: an unreadable id is omitted, never sent as null."""
-    data = jsonrpc.error_bytes(None, RPCError(jsonrpc.PARSE_ERROR, "Parse error"))
+    """JR-09 / §5.6: an unreadable id of a message that parsed is omitted, never null."""
+    data = jsonrpc.error_bytes(None, RPCError(jsonrpc.INVALID_REQUEST, "Invalid request"))
     message = orjson.loads(data)
-    assert message == {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}
+    assert message == {"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid request"}}
     assert b"null" not in data
+
+
+def test_a_parse_error_carries_a_null_id() -> None:
+    """JSON-RPC 2.0 §5: the id of a message that could not be parsed is null."""
+    data = jsonrpc.error_bytes(None, RPCError(jsonrpc.PARSE_ERROR, "Parse error"))
+    assert orjson.loads(data) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error"},
+    }
 
 
 @pytest.mark.parametrize("mid", [0, 17, "req-1", ""])
@@ -361,7 +371,7 @@ def test_built_messages_match_the_schema(revision: str) -> None:
     validate_definition(
         orjson.loads(jsonrpc.request_bytes("s", "tools/list", {})), "JSONRPCRequest", revision
     )
-    idless = orjson.loads(jsonrpc.error_bytes(None, RPCError(-32700, "Parse error")))
+    idless = orjson.loads(jsonrpc.error_bytes(None, RPCError(-32600, "Invalid request")))
     if revision in NEW_ERROR_ENVELOPE:
         validate_definition(idless, "JSONRPCErrorResponse", revision)
     else:  # the legacy schemas require an id even where JSON-RPC has none to echo

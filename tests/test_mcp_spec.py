@@ -484,18 +484,21 @@ def test_modern_server_must_not_send_requests_or_retired_errors() -> None:
     checker.server_sent(error(..., -32700, "Parse error"))
 
 
-def test_error_response_with_null_id_is_rejected() -> None:
+def test_error_response_with_null_id_is_rejected_but_for_a_parse_error() -> None:
     checker = WireChecker("2025-11-25")
     with pytest.raises(SpecViolation, match="None is not of type") as info:
-        checker.server_sent(line(error(None, -32700, "Parse error")))
+        checker.server_sent(line(error(None, -32600, "Invalid request")))
     assert info.value.path == "$.id"
     checker.server_sent(line(error(..., -32700, "Parse error")))
+    # JSON-RPC 2.0's "id": null for a message that could not be parsed is the id-less form.
+    checker.server_sent(line(error(None, -32700, "Parse error")))
     # Legacy schemas require an id; an unreadable request has none to echo, so omitting it is
-    # tolerated there for parse / invalid-request errors only, and null never is.
+    # tolerated there for parse / invalid-request errors only, and null for parse errors only.
     legacy = WireChecker("2025-06-18")
     legacy.server_sent(error(..., -32700, "Parse error"))
+    legacy.server_sent(error(None, -32700, "Parse error"))
     with pytest.raises(SpecViolation):
-        legacy.server_sent(error(None, -32700, "Parse error"))
+        legacy.server_sent(error(None, -32600, "Invalid request"))
     with pytest.raises(SpecViolation):
         legacy.server_sent(error(..., -32603, "Internal error"))
 

@@ -20,7 +20,13 @@ import orjson
 import pytest
 
 from toolwire import Server, types
-from toolwire.protocol.revisions import LATEST, LATEST_LEGACY, LEGACY_REVISIONS, REVISIONS
+from toolwire.protocol.revisions import (
+    LATEST,
+    LATEST_LEGACY,
+    LEGACY_REVISIONS,
+    REVISIONS,
+    SUPPORTED_NEWEST_FIRST,
+)
 
 import mcp_spec
 from mcp_spec import WireChecker
@@ -237,7 +243,7 @@ async def test_server_discover(rich: Any) -> None:
     wire = MemoryWire(rich, V2026)
     result = (await wire.request("server/discover", modern=True))["result"]
     assert result["resultType"] == "complete"
-    assert result["supportedVersions"] == [V2026]
+    assert result["supportedVersions"] == list(SUPPORTED_NEWEST_FIRST)
     assert "tools" in result["capabilities"]
     assert result["instructions"] == "Rich tools for revision tests."
     assert isinstance(result["ttlMs"], int) and result["ttlMs"] >= 0
@@ -473,7 +479,7 @@ async def test_stdio_legacy_2024_sees_the_oldest_shape() -> None:
 async def test_stdio_modern_sees_the_newest_shape() -> None:
     async with raw_server("rev_rich.py", revision=V2026) as server:
         discovered = (await server.request("server/discover", modern=True))["result"]
-        assert discovered["supportedVersions"] == [V2026]
+        assert discovered["supportedVersions"] == list(SUPPORTED_NEWEST_FIRST)
         tools = (await server.request("tools/list", modern=True))["result"]
         assert tools["tools"][0] == RICH_TOOL[V2026]
         call = await server.request(

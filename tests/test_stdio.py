@@ -67,12 +67,15 @@ def text_of(response: dict[str, Any]) -> str:
 
 
 def assert_error(message: Any, code: int, mid: Any = None) -> None:
-    """An error response with ``code``; ``mid=None`` means the id must be absent (JR-09)."""
+    """An error response with ``code``; ``mid=None``: the id could not be read, so it is
+    ``null`` for a parse error (JSON-RPC 2.0 §5) and absent otherwise (JR-09)."""
     assert isinstance(message, dict), message
     assert "result" not in message, message
     assert message.get("error", {}).get("code") == code, message
     assert isinstance(message["error"].get("message"), str) and message["error"]["message"]
-    if mid is None:
+    if mid is None and code == -32700:
+        assert "id" in message and message["id"] is None, f"a parse error's id is null: {message}"
+    elif mid is None:
         assert "id" not in message, (
             f"an unreadable request's error has no id (never null): {message}"
         )
@@ -207,10 +210,11 @@ def _error_cases(modern: bool) -> list[tuple[str, bytes, int, Any]]:
 async def test_bad_input_gets_the_right_error_and_the_server_keeps_going(
     servers: Any, era: str
 ) -> None:
-    """-32700 (no id), -32600, -32601, -32602; each followed by a request that is answered.
+    """-32700 (id null), -32600, -32601, -32602; each followed by a request that is answered.
 
-    JR-03/JR-04 (ids are strings or integers, never null), JR-09 (echo a readable id, leave an
-    unreadable one out), JR-15 (no batches), TL-25 (unknown tool is -32602).
+    JR-03/JR-04 (request ids are strings or integers, never null), JR-09 (echo a readable id,
+    leave an unreadable one out; null when nothing could be parsed), JR-15 (no batches),
+    TL-25 (unknown tool is -32602).
     """
     modern = era == "modern"
     server = await servers("calc.py", revision=MODERN if modern else LEGACY)

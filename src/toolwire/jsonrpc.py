@@ -231,9 +231,12 @@ def result_fragment_bytes(mid: str | int, fragment: bytes) -> bytes:
 
 
 def error_bytes(mid: str | int | None, error: RPCError) -> bytes:
-    """An error response; the id is left out when the request's id could not be read.
-    Never raises (an error's message may quote anything)."""
+    """An error response; without the request's id, ``"id": null`` for a parse error (as
+    JSON-RPC 2.0 requires: the message could not be read at all), else the id left out
+    (JR-09). Never raises (an error's message may quote anything)."""
     if mid is None:
+        if error.code == PARSE_ERROR:
+            return dumps({"jsonrpc": "2.0", "id": None, "error": error.to_error()})
         return dumps({"jsonrpc": "2.0", "error": error.to_error()})
     return dumps({"jsonrpc": "2.0", "id": mid, "error": error.to_error()})
 

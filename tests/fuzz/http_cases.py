@@ -155,7 +155,7 @@ def _acceptable(accept: str | None) -> bool | None:
 @dataclass
 class Expectation:
     statuses: frozenset[int]
-    parse_error: bool = False  # the body must be a -32700 error without an id
+    parse_error: bool = False  # the body must be a -32700 error with "id": null
     answers: list[oracle.Expected] | None = None  # JSON-RPC answers, when the POST gets that far
 
 

@@ -6,7 +6,7 @@ client wrote and says which answers must come back.
 * A line longer than the limit: one ``-32600`` error without an id.
 * A blank line: nothing. Bytes that are not JSON (orjson, the wire's parser, decides: so
   invalid UTF-8 and nesting past 1024 levels count as not JSON): one ``-32700`` error
-  without an id (JR-09).
+  with ``"id": null`` (JSON-RPC 2.0 §5).
 * A JSON object with ``method`` and a readable ``id`` (a string or an integer, JR-04): one
   response carrying that id, a result or an error (``-32600`` if the envelope is wrong).
   ``"params": null`` counts as no params, as toolwire chose (tests/test_jsonrpc.py).
@@ -148,7 +148,7 @@ def expected_for_line(line: bytes, *, limit: int, batches: bool) -> list[Expecte
         return []
     ok, value = decode(line)
     if not ok:
-        return [Answer(ABSENT, code=PARSE_ERROR)]
+        return [Answer(None, code=PARSE_ERROR)]  # "id": null (JSON-RPC 2.0 §5)
     return expected_for_value(value, batches=batches)
 
 
@@ -236,8 +236,13 @@ def shape_problem(message: Any) -> str | None:
         return f"unexpected members {sorted(extra)}"
     if ("result" in message) == ("error" in message):
         return "exactly one of result and error (JR-08)"
-    if "id" in message and not valid_id(message["id"]):
-        return f"id {message['id']!r} is neither a string nor an integer (never null)"
+    null_for_parse_error = (  # JSON-RPC 2.0 §5: nothing could be parsed, so no id
+        message.get("id", 0) is None
+        and isinstance(message.get("error"), dict)
+        and message["error"].get("code") == PARSE_ERROR
+    )
+    if "id" in message and not valid_id(message["id"]) and not null_for_parse_error:
+        return f"id {message['id']!r} is neither a string nor an integer (null: parse errors)"
     if "result" in message:
         return None if isinstance(message["result"], dict) else "a result is an object"
     error = message["error"]

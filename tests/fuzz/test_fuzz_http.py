@@ -271,7 +271,7 @@ def check_answer(
     validate(case, messages, checker)
     if expectation.parse_error:
         assert is_json and len(decoded) == 1, "a parse error is answered with a JSON-RPC error"
-        assert oracle.Answer(oracle.ABSENT, code=oracle.PARSE_ERROR).accepts(decoded[0]), decoded
+        assert oracle.Answer(None, code=oracle.PARSE_ERROR).accepts(decoded[0]), decoded
     if expectation.answers is None or status not in (200, 202, 400, 404):
         return
     check_jsonrpc(case, status, expectation.answers, [m for m in decoded if "method" not in m])

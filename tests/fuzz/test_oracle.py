@@ -36,9 +36,9 @@ def expect(line: bytes, batches: bool = False) -> list[Any]:
         (b"42", [Answer(ABSENT, code=-32600)]),
         (b"[]", [Answer(ABSENT, code=-32600)]),
         (b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', [Answer(ABSENT, code=-32600)]),
-        (b'{"jsonrpc":"2.0","id":1,', [Answer(ABSENT, code=-32700)]),
-        (b'{"jsonrpc":"2.0","id":1,"method":"\xff"}', [Answer(ABSENT, code=-32700)]),
-        (b"[" * 1025 + b"]" * 1025, [Answer(ABSENT, code=-32700)]),
+        (b'{"jsonrpc":"2.0","id":1,', [Answer(None, code=-32700)]),
+        (b'{"jsonrpc":"2.0","id":1,"method":"\xff"}', [Answer(None, code=-32700)]),
+        (b"[" * 1025 + b"]" * 1025, [Answer(None, code=-32700)]),
         (b" \t\r", []),
         (b'"' + b"x" * LIMIT + b'"', [Answer(ABSENT, code=-32600)]),
     ],
@@ -71,10 +71,12 @@ def test_match_notices_missing_extra_and_wrong_answers() -> None:
     note = expect(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
     assert oracle.match(note, [result]) != []  # a notification got an answer (JR-13)
     garbage = expect(b"{")
-    parse_error = {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}
-    assert oracle.match(garbage, [parse_error]) == []
-    assert oracle.match(garbage, [{**parse_error, "id": 0}]) != []  # no id to echo (JR-09)
-    other_code = {"jsonrpc": "2.0", "error": {"code": -32600, "message": "x"}}
+    parse_error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse"}}
+    assert oracle.match(garbage, [parse_error]) == []  # "id": null (JSON-RPC 2.0 §5)
+    assert oracle.match(garbage, [{**parse_error, "id": 0}]) != []  # no id to echo
+    idless = {"jsonrpc": "2.0", "error": parse_error["error"]}
+    assert oracle.match(garbage, [idless]) != []
+    other_code = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "x"}}
     assert oracle.match(garbage, [other_code]) != []
 
 

@@ -62,6 +62,19 @@ def _features(revision: str) -> Features:
 FEATURES = {revision: _features(revision) for revision in REVISIONS}
 
 
+def is_modern_initialize(params: object) -> bool:
+    """An ``initialize`` without the handshake's ``protocolVersion`` whose ``_meta`` names a
+    revision after the legacy ones is a request of that revision, which has no
+    ``initialize`` (-32601; -32022 for an unknown one). With ``protocolVersion`` it opens
+    a legacy session, whatever else it carries."""
+    if not isinstance(params, dict) or isinstance(params.get("protocolVersion"), str):
+        return False
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or META_PROTOCOL_VERSION not in meta:
+        return False
+    return meta[META_PROTOCOL_VERSION] not in LEGACY_REVISIONS
+
+
 def negotiate_legacy(requested: object) -> str:
     """The revision to answer an ``initialize`` with (LC-08).
 

@@ -129,6 +129,32 @@ class Context:
         """This context (``ctx.request_context.lifespan_context`` works as in the official SDK)."""
         return self
 
+    def close_sse_connection(self, retry_ms: int | None = None) -> bool:
+        """End the HTTP connection that carries this call's SSE stream, while the call and
+        its stream go on: the client reconnects with ``Last-Event-ID`` (after ``retry_ms``,
+        default: the app's ``retry_ms``) and receives what follows, the answer included
+        (SEP-1699 polling; frees the connection during a long call).
+
+        True if a connection was ended. A no-op (False) where there is no stream to
+        resume: stdio, memory, a JSON answer, 2026-07-28 (closing its stream cancels the
+        call), legacy sessions before 2025-11-25, a stateless app. Call it without
+        ``await``, from sync tools too.
+        """
+        hang_up = self._connection.close_sse
+        if hang_up is None or self._finished:
+            return False
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            return hang_up(self.request_id, retry_ms)
+
+        async def on_loop() -> bool:
+            return hang_up(self.request_id, retry_ms)
+
+        return asyncio.run_coroutine_threadsafe(on_loop(), self._loop).result()
+
     # ------------------------------------------------------------ lifecycle (toolwire's side)
 
     def _finish(self) -> None:

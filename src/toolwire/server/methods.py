@@ -9,7 +9,7 @@ from typing import Any
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
-from ..protocol.revisions import MODERN_REVISIONS
+from ..protocol.revisions import SUPPORTED_NEWEST_FIRST
 from .context import LOG_RANK
 from .prompt_methods import PROMPT_METHODS
 from .resource_methods import RESOURCE_METHODS
@@ -32,7 +32,9 @@ def _set_level(connection: ServerConnection, request: Request) -> JSON:
 def _discover(connection: ServerConnection, request: Request) -> JSON:
     server = connection.server
     result: JSON = {
-        "supportedVersions": list(MODERN_REVISIONS),
+        # Every revision served here (2026-07-28 per request, the legacy ones through
+        # initialize), the same list an UnsupportedProtocolVersionError gives (LC-18, LC-20).
+        "supportedVersions": list(SUPPORTED_NEWEST_FIRST),
         "capabilities": server.capabilities(request.features),
     }
     if server.instructions:

@@ -32,6 +32,7 @@ from ..protocol.revisions import (
     MODERN_REVISIONS,
     SUPPORTED_NEWEST_FIRST,
     Features,
+    is_modern_initialize,
     negotiate_legacy,
 )
 from .context import LOG_RANK, Context
@@ -132,6 +133,9 @@ class ServerConnection:
         # The client's network address (HTTP), what tells unauthenticated callers apart.
         self.peer: str | None = None
         self.on_settled: Callable[[], None] | None = None  # a request in flight ended
+        # Set by a transport whose requests may be answered on SSE streams the client can
+        # resume (HTTP, legacy sessions): ends the connection carrying one (Context).
+        self.close_sse: Callable[[str | int, int | None], bool] | None = None
         self.in_flight: dict[str | int, asyncio.Task[None]] = {}
         self._running: dict[str | int, Request] = {}  # the requests of in_flight, by id
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
@@ -291,7 +295,7 @@ class ServerConnection:
         try:
             if "_meta" in params and not isinstance(params["_meta"], dict):
                 raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "_meta" must be an object')
-            if method == "initialize":
+            if method == "initialize" and not is_modern_initialize(params):
                 data = jsonrpc.result_bytes(mid, self._initialize(params))
             else:
                 request = self._resolve(mid, method, params)
@@ -361,6 +365,7 @@ class ServerConnection:
                 raise RPCError(
                     jsonrpc.UNSUPPORTED_PROTOCOL_VERSION,
                     "Unsupported protocol version",
+                    # every revision served, as server/discover lists them (LC-18)
                     {"supported": list(SUPPORTED_NEWEST_FIRST), "requested": version},
                 )
             capabilities = meta.get(META_CLIENT_CAPABILITIES)  # type: ignore[union-attr]

@@ -24,6 +24,9 @@ class Connection(Protocol):
     identity: Any  # the authenticated caller of the messages fed next (HTTP with auth)
     peer: str | None  # the client's network address (HTTP), for admission without a token
     on_settled: Callable[[], None] | None  # told each time a request in flight ends
+    # Ends the connection carrying a request's SSE stream (request id, reconnect delay in
+    # ms or None), the stream going on; set by a transport that can (HTTP, legacy sessions).
+    close_sse: Callable[[str | int, int | None], bool] | None
 
     def send_related(self, related: str | int | None, data: bytes) -> None: ...
 

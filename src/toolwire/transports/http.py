@@ -49,7 +49,7 @@ from .http_resume import cut_answer, resume
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
 from .http_store import MemoryStore, SessionStore, StoreUnavailable
-from .sse import Stream, frame, priming
+from .sse import Stream, frame, priming, retry
 
 logger = logging.getLogger("toolwire")
 
@@ -411,6 +411,7 @@ class HttpApp:
         if self.stateless:
             alone = Session(self.server.connect, self.store, "stateless")
             alone.pin(version or "2025-03-26")
+            alone.connection.close_sse = None  # nothing to resume: a call's stream stays open
             return alone
         session_id = headers.get("mcp-session-id")
         if session_id is None:
@@ -459,33 +460,46 @@ class HttpApp:
             return
         if not reply.answered:
             gone = asyncio.ensure_future(disconnected(receive))
+            # The call may let its connection go (Context.close_sse_connection): then SSE.
+            release = stream.carried() if resumable and wants_sse else None
+            ended = gone if release is None else limits.either(gone, release)
+            to_sse = False  # something comes before the answer, or the call let go
             try:
-                async for seq, data in until(stream.follow(), gone):
-                    if reply.answered and seq == stream.seq:
+                async for seq, data in until(stream.follow(), ended):
+                    let_go = release is not None and release.done()  # even if answered now
+                    if reply.answered and seq == stream.seq and not let_go:
                         break
                     if wants_sse and self.streams.refusal(session_id) is None:
-                        # something comes before the answer: stream it all
-                        gone.cancel()
-                        await self._stream(
-                            stream,
-                            receive,
-                            send,
-                            resumable=resumable,
-                            session_id=session_id,
-                            reply=reply,
-                        )
-                        return
+                        to_sse = True  # stream it all
+                        break
                     if session is not None:  # JSON only: the request's messages go to GET
                         session.standalone.push(data)
                 else:
-                    if not gone.done():  # the stream ended unanswered: shutdown, DELETE
-                        status, data = cut_answer(reply.mid, self.closing)
-                        await json_answer(send, status, data, session_id)
-                    return  # (or the client went away before the answer)
+                    to_sse = release is not None and release.done() and not gone.done()
+                    if not to_sse:
+                        if not gone.done():  # the stream ended unanswered: shutdown, DELETE
+                            status, data = cut_answer(reply.mid, self.closing)
+                            await json_answer(send, status, data, session_id)
+                        return  # (or the client went away before the answer)
+                if to_sse:
+                    gone.cancel()  # (a let-go connection: primed, then it ends at once)
+                    await self._stream(
+                        stream,
+                        receive,
+                        send,
+                        resumable=resumable,
+                        session_id=session_id,
+                        reply=reply,
+                        release=release,
+                    )
+                    return
             finally:
                 gone.cancel()
+                if release is not None:
+                    stream.dropped(release)
         data = stream.events[-1][1]
-        await json_answer(send, status_of(data), data, session_id)
+        # A legacy session's request was accepted: its JSON-RPC error travels with 200.
+        await json_answer(send, status_of(data, legacy=session is not None), data, session_id)
 
     async def _stream(
         self,
@@ -497,7 +511,12 @@ class HttpApp:
         session_id: str | None,
         after: int = 0,
         reply: Reply | None = None,
+        release: asyncio.Future[int | None] | None = None,
+        resumed: bool = False,
     ) -> None:
+        """Carry ``stream`` on an SSE response from event ``after`` on (``resumed``: no
+        priming event again, even after the priming event itself), until it ends, the
+        client leaves, another reader takes over or ``release`` fires."""
         with self.streams.opened(session_id):
             headers = [
                 (b"content-type", b"text/event-stream"),
@@ -507,7 +526,7 @@ class HttpApp:
             if session_id is not None:
                 headers.append((b"mcp-session-id", session_id.encode()))
             await send({"type": "http.response.start", "status": 200, "headers": headers})
-            if resumable and after == 0:
+            if resumable and after == 0 and not resumed:
                 if self.store.shared and stream.sink is not None and session_id is not None:
                     self.store.open_stream(session_id, stream.id, stream.request_id)
                     await self.store.flush()  # its id resumes it through any worker
@@ -516,7 +535,10 @@ class HttpApp:
             gone = asyncio.ensure_future(disconnected(receive))
             # One reader per stream: a resumption takes it over, this response then ends.
             mine = self.streams.reader(session_id, stream.id) if session_id else None
-            ended = gone if mine is None else limits.either(gone, mine)
+            if release is None and resumable:
+                release = stream.carried()
+            watched = [f for f in (mine, release) if f is not None]
+            ended = limits.either(gone, *watched) if watched else gone
             try:
                 async for seq, data in until(stream.follow(after), ended):
                     event_id = stream.event_id(seq) if resumable else None
@@ -530,13 +552,20 @@ class HttpApp:
                         }
                     )
                 cut = reply is not None and not reply.answered and not gone.done()
-                if cut and self.closing and not resumable:  # nothing to resume: say why
+                if release is not None and release.done() and not gone.done():
+                    # the call let this connection go; the stream goes on (HT-12)
+                    delay = release.result()
+                    body = retry(self.retry_ms if delay is None else delay)
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                elif cut and self.closing and not resumable:  # nothing to resume: say why
                     assert reply is not None
                     _, data = cut_answer(reply.mid, True)
                     body = frame(data)
                     await send({"type": "http.response.body", "body": body, "more_body": True})
             finally:
                 gone.cancel()
+                if release is not None:
+                    stream.dropped(release)
                 if mine is not None and session_id:
                     self.streams.left(session_id, stream.id, mine)
             with contextlib.suppress(Exception):
@@ -580,7 +609,7 @@ class HttpApp:
         self, stream: Stream, receive: Receive, send: Send, *, session_id: str, after: int
     ) -> None:
         await self._stream(
-            stream, receive, send, resumable=True, session_id=session_id, after=after
+            stream, receive, send, resumable=True, session_id=session_id, after=after, resumed=True
         )
 
     async def _delete(self, headers: dict[str, str], send: Send, identity: Any) -> None:

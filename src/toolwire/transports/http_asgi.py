@@ -29,9 +29,10 @@ async def disconnected(receive: Receive) -> None:
 
 
 async def until(events: Any, gone: asyncio.Future[None]) -> Any:
-    """Events from ``events`` until the client goes away."""
+    """Events from ``events`` until ``gone`` is done (the client went away, say): none
+    after that, even one that is ready."""
     iterator = events.__aiter__()
-    while True:
+    while not gone.done():
         following = asyncio.ensure_future(iterator.__anext__())
         await asyncio.wait({following, gone}, return_when=asyncio.FIRST_COMPLETED)
         if not following.done():

@@ -13,7 +13,12 @@ import orjson
 
 from .. import jsonrpc
 from ..errors import RPCError
-from ..protocol.revisions import LEGACY_REVISIONS, META_PROTOCOL_VERSION, MODERN_REVISIONS
+from ..protocol.revisions import (
+    LEGACY_REVISIONS,
+    META_PROTOCOL_VERSION,
+    MODERN_REVISIONS,
+    is_modern_initialize,
+)
 from .http_guard import Rejection
 
 JSON = dict[str, Any]
@@ -38,9 +43,12 @@ def accepts(accept: str) -> tuple[bool, bool]:
 def is_modern(message: Any, headers: dict[str, str]) -> bool:
     """A 2026-07-28 POST: its header or its ``_meta`` names a revision after the legacy ones
     (an unknown one is then answered -32022, a missing ``_meta`` -32602). A stray
-    ``Mcp-Session-Id`` does not make it legacy (HT-37)."""
-    if not isinstance(message, dict) or message.get("method") == "initialize":
+    ``Mcp-Session-Id`` does not make it legacy (HT-37). An ``initialize`` is legacy unless
+    it is no handshake but a 2026-07-28 request (:func:`is_modern_initialize`)."""
+    if not isinstance(message, dict):
         return False
+    if message.get("method") == "initialize":  # legacy, but for a 2026-07-28 one (404)
+        return is_modern_initialize(message.get("params"))
     if headers.get("mcp-protocol-version") in MODERN_REVISIONS:
         return True
     params = message.get("params")
@@ -107,7 +115,8 @@ def _same_value(header: str | None, value: Any) -> bool:
         return False
     if header.startswith("=?base64?") and header.endswith("?="):
         try:
-            header = base64.b64decode(header[9:-2]).decode()
+            # strict: a character outside the alphabet or bad padding is a mismatch (HT-34)
+            header = base64.b64decode(header[9:-2], validate=True).decode()
         except (ValueError, UnicodeDecodeError):
             return False
     if isinstance(value, bool):
@@ -134,15 +143,20 @@ def kind_of(message: Any) -> str:
     return "other"
 
 
-def status_of(data: bytes) -> int:
+def status_of(data: bytes, *, legacy: bool = False) -> int:
+    """The HTTP status of an answer. ``legacy``: to a request a legacy session accepted,
+    200 whatever the JSON-RPC error (as the official SDKs answer), but 429 for a caller over
+    its bound; else the statuses 2026-07-28 prescribes (-32601 404, bad requests 400)."""
     if b'"error"' not in data[:64] and b'"error":' not in data:
         return 200
     error = orjson.loads(data).get("error")
     if not isinstance(error, dict):
         return 200
     code = error.get("code")
-    if code == jsonrpc.METHOD_NOT_FOUND:
-        return 404
     if code == jsonrpc.SERVER_BUSY:
         return 429
+    if legacy:
+        return 200
+    if code == jsonrpc.METHOD_NOT_FOUND:
+        return 404
     return 400 if code in BAD_REQUEST_CODES else 200

@@ -50,6 +50,7 @@ class Session:
         self.owner: list[str | None] | None = None  # who opened it, when callers authenticate
         self.connection = connect(self.unrelated)
         self.connection.route = self.route
+        self.connection.close_sse = self.hang_up
 
     def state(self) -> JSON:
         """What another worker needs to continue this session."""
@@ -96,6 +97,12 @@ class Session:
         stream = self._new_stream()
         stream.request_id = request_id
         return stream
+
+    def hang_up(self, mid: str | int, retry_ms: int | None) -> bool:
+        """End the SSE connection carrying request ``mid``'s stream, not the stream: the
+        client resumes it with ``Last-Event-ID``. False if no such connection is open."""
+        reply = self.replies.get(mid)
+        return reply is not None and not reply.answered and reply.stream.hang_up(retry_ms)
 
     def unrelated(self, data: bytes) -> None:
         self.standalone.push(data)

@@ -29,6 +29,12 @@ def priming(event_id: str, retry_ms: int) -> bytes:
     return b"id: " + event_id.encode() + b"\nretry: " + str(retry_ms).encode() + b"\ndata: \n\n"
 
 
+def retry(retry_ms: int) -> bytes:
+    """The reconnect delay alone (no event): sent before the server ends a connection whose
+    stream goes on (HT-12)."""
+    return b"retry: " + str(retry_ms).encode() + b"\n\n"
+
+
 # ``<stream id>/<sequence>``: ASCII only and bounded, so a hostile header costs nothing.
 _EVENT_ID = re.compile(r"([A-Za-z0-9_-]{1,64})/(0|[1-9][0-9]{0,17})", re.ASCII)
 
@@ -53,6 +59,9 @@ class Stream:
         self._changed: asyncio.Future[None] | None = None
         # Called with (seq, data, last) for every event: a shared store keeps a copy.
         self.sink: Callable[[int, bytes, bool], None] | None = None
+        # Set while an SSE connection carries this stream (or may: a response not yet
+        # started); done, with a reconnect delay (or None), when that connection is to end.
+        self.release: asyncio.Future[int | None] | None = None
 
     def push(self, data: bytes, *, last: bool = False) -> None:
         if self.done:
@@ -72,6 +81,27 @@ class Stream:
         changed, self._changed = self._changed, None
         if changed is not None and not changed.done():
             changed.set_result(None)
+
+    def carried(self) -> asyncio.Future[int | None]:
+        """A connection now carries this stream: the future is done once :meth:`hang_up`
+        asks it to end."""
+        self.release = asyncio.get_running_loop().create_future()
+        return self.release
+
+    def dropped(self, release: asyncio.Future[int | None]) -> None:
+        """The connection that called :meth:`carried` no longer carries this stream."""
+        if self.release is release:
+            self.release = None
+
+    def hang_up(self, retry_ms: int | None = None) -> bool:
+        """End the connection carrying this stream, not the stream: the client comes back
+        with ``Last-Event-ID`` (after ``retry_ms``) for what follows (SEP-1699). False when
+        no connection carries it (or the stream is over)."""
+        release = self.release
+        if self.done or release is None or release.done():
+            return False
+        release.set_result(retry_ms)
+        return True
 
     def event_id(self, seq: int) -> str:
         return f"{self.id}/{seq}"
