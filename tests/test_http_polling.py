@@ -199,3 +199,34 @@ async def test_2026_and_memory_calls_keep_their_connection() -> None:
         result = await asyncio.wait_for(client.call_tool("let_go", {}), TIMEOUT)
     assert result.text == "released: False"
     assert released == [False, False]
+
+
+async def test_toolwires_client_resumes_and_gets_the_answer() -> None:
+    """toolwire's own client follows a call whose connection was let go: it comes back with
+    Last-Event-ID after the retry delay and the call returns its answer."""
+    mcp = Server("polling client")
+
+    @mcp.tool()
+    async def report_then_let_go(ctx: Context) -> str:
+        await ctx.report_progress(1, 2)
+        assert ctx.close_sse_connection(RETRY_MS)
+        await ctx.report_progress(2, 2)
+        return "answered on the resumed stream"
+
+    checker = WireChecker(RESUMABLE)
+
+    def tap(direction: str, data: bytes) -> None:
+        (checker.client_sent if direction == "send" else checker.server_sent)(data)
+
+    progress: list[float] = []
+    with serve_http(mcp, retry_ms=RETRY_MS) as url:
+        async with Client(url, protocol_version=RESUMABLE, tap=tap) as client:
+            result = await asyncio.wait_for(
+                client.call_tool(
+                    "report_then_let_go", {}, progress=lambda p, t, m: progress.append(p)
+                ),
+                TIMEOUT,
+            )
+    assert result.text == "answered on the resumed stream"
+    assert progress == [1, 2]
+    assert checker.checked > 0 and checker.client_issues == []
