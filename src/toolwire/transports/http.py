@@ -18,7 +18,6 @@ request must bring a bearer token (:mod:`.http_auth`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -31,16 +30,15 @@ from ..errors import RPCError
 from ..protocol.revisions import LEGACY_REVISIONS
 from . import http_limits as limits
 from .base import Connection
+from .http_answer import Answering
 from .http_asgi import (
     Receive,
     Scope,
     Send,
-    disconnected,
     json_answer,
     plain,
     request_headers,
     settle,
-    until,
 )
 from .http_auth import MetadataDocument, authenticate, owner_of
 from .http_changes import ChangeRelay
@@ -49,7 +47,7 @@ from .http_resume import cut_answer, resume
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
 from .http_store import MemoryStore, SessionStore, StoreUnavailable
-from .sse import Stream, frame, priming, retry
+from .sse import Stream
 
 logger = logging.getLogger("toolwire")
 
@@ -77,7 +75,7 @@ class HttpServer(Protocol):
     def announce_list_changed(self, kind: str) -> None: ...
 
 
-class HttpApp:
+class HttpApp(Answering):
     """``mcp.http_app(path="/mcp", ...)``: an ASGI application for one MCP endpoint.
 
     Options: ``json_response=True`` never streams (notifications of a request go to the GET
@@ -436,140 +434,6 @@ class HttpApp:
         session.last_used = asyncio.get_running_loop().time()
         self.sessions.touch(session_id)
         return session
-
-    # ---------------------------------------------------------------- answering a request
-
-    async def _answer(
-        self,
-        stream: Stream,
-        reply: Reply,
-        receive: Receive,
-        send: Send,
-        wants_json: bool,
-        wants_sse: bool,
-        *,
-        resumable: bool,
-        session: Session | None = None,
-    ) -> None:
-        """JSON when the answer is all there is; SSE when other messages come first."""
-        session_id = session.id if session is not None and not self.stateless else None
-        if not wants_json:
-            await self._stream(
-                stream, receive, send, resumable=resumable, session_id=session_id, reply=reply
-            )
-            return
-        if not reply.answered:
-            gone = asyncio.ensure_future(disconnected(receive))
-            # The call may let its connection go (Context.close_sse_connection): then SSE.
-            release = stream.carried() if resumable and wants_sse else None
-            ended = gone if release is None else limits.either(gone, release)
-            to_sse = False  # something comes before the answer, or the call let go
-            try:
-                async for seq, data in until(stream.follow(), ended):
-                    let_go = release is not None and release.done()  # even if answered now
-                    if reply.answered and seq == stream.seq and not let_go:
-                        break
-                    if wants_sse and self.streams.refusal(session_id) is None:
-                        to_sse = True  # stream it all
-                        break
-                    if session is not None:  # JSON only: the request's messages go to GET
-                        session.standalone.push(data)
-                else:
-                    to_sse = release is not None and release.done() and not gone.done()
-                    if not to_sse:
-                        if not gone.done():  # the stream ended unanswered: shutdown, DELETE
-                            status, data = cut_answer(reply.mid, self.closing)
-                            await json_answer(send, status, data, session_id)
-                        return  # (or the client went away before the answer)
-                if to_sse:
-                    gone.cancel()  # (a let-go connection: primed, then it ends at once)
-                    await self._stream(
-                        stream,
-                        receive,
-                        send,
-                        resumable=resumable,
-                        session_id=session_id,
-                        reply=reply,
-                        release=release,
-                    )
-                    return
-            finally:
-                gone.cancel()
-                if release is not None:
-                    stream.dropped(release)
-        data = stream.events[-1][1]
-        # A legacy session's request was accepted: its JSON-RPC error travels with 200.
-        await json_answer(send, status_of(data, legacy=session is not None), data, session_id)
-
-    async def _stream(
-        self,
-        stream: Stream,
-        receive: Receive,
-        send: Send,
-        *,
-        resumable: bool,
-        session_id: str | None,
-        after: int = 0,
-        reply: Reply | None = None,
-        release: asyncio.Future[int | None] | None = None,
-        resumed: bool = False,
-    ) -> None:
-        """Carry ``stream`` on an SSE response from event ``after`` on (``resumed``: no
-        priming event again, even after the priming event itself), until it ends, the
-        client leaves, another reader takes over or ``release`` fires."""
-        with self.streams.opened(session_id):
-            headers = [
-                (b"content-type", b"text/event-stream"),
-                (b"cache-control", b"no-cache"),
-                (b"x-accel-buffering", b"no"),
-            ]
-            if session_id is not None:
-                headers.append((b"mcp-session-id", session_id.encode()))
-            await send({"type": "http.response.start", "status": 200, "headers": headers})
-            if resumable and after == 0 and not resumed:
-                if self.store.shared and stream.sink is not None and session_id is not None:
-                    self.store.open_stream(session_id, stream.id, stream.request_id)
-                    await self.store.flush()  # its id resumes it through any worker
-                event = priming(stream.event_id(0), self.retry_ms)
-                await send({"type": "http.response.body", "body": event, "more_body": True})
-            gone = asyncio.ensure_future(disconnected(receive))
-            # One reader per stream: a resumption takes it over, this response then ends.
-            mine = self.streams.reader(session_id, stream.id) if session_id else None
-            if release is None and resumable:
-                release = stream.carried()
-            watched = [f for f in (mine, release) if f is not None]
-            ended = limits.either(gone, *watched) if watched else gone
-            try:
-                async for seq, data in until(stream.follow(after), ended):
-                    event_id = stream.event_id(seq) if resumable else None
-                    if resumable and self.store.shared:  # stored before sent: none is lost
-                        await self.store.flush()
-                    await send(
-                        {
-                            "type": "http.response.body",
-                            "body": frame(data, event_id),
-                            "more_body": True,
-                        }
-                    )
-                cut = reply is not None and not reply.answered and not gone.done()
-                if release is not None and release.done() and not gone.done():
-                    # the call let this connection go; the stream goes on (HT-12)
-                    delay = release.result()
-                    body = retry(self.retry_ms if delay is None else delay)
-                    await send({"type": "http.response.body", "body": body, "more_body": True})
-                elif cut and self.closing and not resumable:  # nothing to resume: say why
-                    assert reply is not None
-                    _, data = cut_answer(reply.mid, True)
-                    body = frame(data)
-                    await send({"type": "http.response.body", "body": body, "more_body": True})
-            finally:
-                gone.cancel()
-                if release is not None:
-                    stream.dropped(release)
-                if mine is not None and session_id:
-                    self.streams.left(session_id, stream.id, mine)
-            with contextlib.suppress(Exception):
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     # ------------------------------------------------------------ GET and DELETE
 
