@@ -240,7 +240,14 @@ def test_simple_prompt() -> str:
     return "This is a simple prompt for testing."
 
 
-@mcp.prompt(title="Prompt With Arguments")
+SUGGESTIONS = ["paris", "park", "party", "test", "testing"]
+
+
+def suggest(value: str) -> list[str]:
+    return [word for word in SUGGESTIONS if word.startswith(value)]
+
+
+@mcp.prompt(title="Prompt With Arguments", complete={"arg1": suggest, "arg2": suggest})
 def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
     """A prompt with required arguments
 
