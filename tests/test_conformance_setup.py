@@ -78,10 +78,10 @@ def test_the_runner_fails_on_unexpected_failures_and_unexpected_passes() -> None
         "initialize": {},  # a client that never connected recorded no checks
     }
     assert judge(results, []) == [
-        "fails: tools-list",
-        "fails: caching",
-        "fails: server-stateless",
-        "fails: initialize",
+        "fails: tools-list (tools-list)",
+        "fails: caching (b, c)",
+        "fails: server-stateless (x)",
+        "fails: initialize (no checks)",
     ]
     expected = ["ping", "caching:a", "caching:b", "server-stateless", "initialize"]
     assert judge(results, [*expected, "tools-list"]) == [
