@@ -4,46 +4,20 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from interop.npm import npm_package
 from toolwire import Client
 
 VERSION = "2026.8.31"
-PREFIX = Path(__file__).resolve().parents[2] / ".venv" / "npm-everything"
-ENTRY = (
-    PREFIX / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
-)
 
 
 @pytest.fixture(scope="module")
 def everything() -> list[str]:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        if os.environ.get("CI"):
-            pytest.fail("node and npm are needed for the reference-server interop tests")
-        pytest.skip("node/npm not installed")
-    if not ENTRY.exists():
-        subprocess.run(
-            [
-                npm,
-                "install",
-                "--silent",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(PREFIX),
-                f"@modelcontextprotocol/server-everything@{VERSION}",
-            ],
-            check=True,
-            timeout=300,
-            capture_output=True,
-        )
-    return [node, str(ENTRY), "stdio"]
+    node, folder = npm_package("npm-everything", "@modelcontextprotocol/server-everything", VERSION)
+    return [node, str(folder / "dist" / "index.js"), "stdio"]
 
 
 async def _exercise(command: list[str], revision: str | None, log: Path) -> None:

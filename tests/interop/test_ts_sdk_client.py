@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +25,7 @@ import orjson
 import pytest
 
 from http_server import serve_http
+from interop.npm import VENV, npm_package
 from toolwire import Context, Server
 
 from mcp_spec import WireChecker
@@ -36,35 +34,13 @@ pytestmark = pytest.mark.timeout(120)
 
 VERSION = "1.32.2"
 HERE = Path(__file__).resolve().parent
-PREFIX = HERE.parents[1] / ".venv" / "npm-ts-sdk"
-SDK = PREFIX / "node_modules" / "@modelcontextprotocol" / "sdk"
+SDK = VENV / "npm-ts-sdk" / "node_modules" / "@modelcontextprotocol" / "sdk"
 SCRIPT = HERE / "ts_client.mjs"
 
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        if os.environ.get("CI"):
-            pytest.fail("node and npm are needed for the TypeScript SDK interop test")
-        pytest.skip("node/npm not installed")
-    if not (SDK / "package.json").exists():
-        subprocess.run(
-            [
-                npm,
-                "install",
-                "--silent",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(PREFIX),
-                f"@modelcontextprotocol/sdk@{VERSION}",
-            ],
-            check=True,
-            timeout=300,
-            capture_output=True,
-        )
-    return node
+    return npm_package("npm-ts-sdk", "@modelcontextprotocol/sdk", VERSION)[0]
 
 
 class Tap:
