@@ -1,0 +1,98 @@
+"""Instructions the server executes per ``tools/call``, counted by valgrind's callgrind.
+
+Unlike times, instruction counts repeat exactly on a busy machine, so they tell apart code
+whose difference is smaller than the benchmark's round-to-round spread::
+
+    python benchmarks/call_instructions.py                      # this checkout
+    python benchmarks/call_instructions.py --src ../old/src     # another checkout's code
+
+It serves ``bench_server.py`` over stdio (2025-06-18) under callgrind with the code in
+``--src`` first on ``sys.path``, and prints the instructions per call for sequential calls and
+for calls 64 in flight, the start-up (a run with no calls) subtracted. Needs ``valgrind``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "count", "version": "0"},
+    },
+}
+
+
+def instructions(src: Path, calls: int, window: int) -> int:
+    """Total instructions of a server that answers ``calls`` calls, ``window`` at a time."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        # As the shared harness starts servers: without the caller's PYTHON* settings.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env["PYTHONPATH"] = str(src)
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+        server = subprocess.Popen(
+            [*command, sys.executable, str(HERE / "bench_server.py"), "stdio"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        assert server.stdin is not None and server.stdout is not None
+
+        def send(message: dict[str, object]) -> None:
+            server.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+
+        send(INITIALIZE)
+        server.stdin.flush()
+        server.stdout.readline()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for first in range(1, calls + 1, window):
+            batch = range(first, min(first + window, calls + 1))
+            for mid in batch:
+                arguments = {"a": mid, "b": 2}
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": mid,
+                        "method": "tools/call",
+                        "params": {"name": "add", "arguments": arguments},
+                    }
+                )
+            server.stdin.flush()
+            for _ in batch:
+                if "result" not in json.loads(server.stdout.readline()):
+                    raise SystemExit("a call failed")
+        server.stdin.close()
+        server.wait(timeout=600)
+        found = re.search(r"^summary: (\d+)", out.read_text(), re.MULTILINE)
+        if found is None:
+            raise SystemExit("callgrind wrote no summary")
+        return int(found.group(1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--src", type=Path, default=HERE.parent / "src", help="the code to count")
+    parser.add_argument("--calls", type=int, default=2048, help="calls per count (2048)")
+    args = parser.parse_args()
+    start = instructions(args.src, 0, 1)
+    for name, window in (("sequential", 1), ("64 in flight", 64)):
+        per_call = (instructions(args.src, args.calls, window) - start) / args.calls
+        print(f"{name}: {per_call:,.0f} instructions per call")
+
+
+if __name__ == "__main__":
+    main()
