@@ -23,59 +23,84 @@ import shlex
 import sys
 from pathlib import Path
 
+from .. import __version__
 from ..protocol.revisions import REVISIONS
 from .loading import LoadError, load_server, split_target
 
 __all__ = ["main"]
 
 
+HELP = argparse.ArgumentDefaultsHelpFormatter
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolwire", description="Serve and try MCP tools.")
+    parser = argparse.ArgumentParser(
+        prog="toolwire",
+        description="Serve, inspect and call MCP servers.",
+        epilog="Exit codes: 0 success, 1 the tool returned an error result, 2 bad usage, "
+        "a file that gives no server, or a server that cannot be reached.",
+    )
+    parser.add_argument("--version", action="version", version=f"toolwire {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = commands.add_parser("run", help="serve FILE[:OBJECT] (stdio by default)")
-    run.add_argument("target", metavar="FILE[:OBJECT]")
-    run.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    run.add_argument("--host", default="127.0.0.1")
-    run.add_argument("--port", type=int, default=8000)
-    run.add_argument("--path", default="/mcp")
+    run = commands.add_parser(
+        "run",
+        help="serve FILE[:OBJECT] (stdio by default)",
+        description="Serve the toolwire server in FILE over stdio (as MCP hosts start it) "
+        "or over Streamable HTTP.",
+        formatter_class=HELP,
+    )
+    run.add_argument("target", metavar="FILE[:OBJECT]", help=TARGET_HELP)
+    run.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="how")
+    run.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
+    run.add_argument("--port", type=int, default=8000, help="HTTP: the port; 0 picks a free one")
+    run.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path")
     run.add_argument(
-        "--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug")
+        "--log-level",
+        default="warning",
+        choices=("critical", "error", "warning", "info", "debug"),
+        help="HTTP: the server log's level",
     )
 
     dev = commands.add_parser(
-        "dev", help="open the inspector web page for FILE[:OBJECT], a URL or --command"
+        "dev",
+        help="open the inspector web page for FILE[:OBJECT], a URL or --command",
+        description="Open the inspector page on 127.0.0.1: browse and call the server's "
+        "tools, resources and prompts. A file is restarted when it changes.",
+        formatter_class=HELP,
     )
-    dev.add_argument("target", nargs="?", metavar="FILE[:OBJECT] | URL")
-    dev.add_argument(
-        "--command",
-        dest="server_command",
-        metavar="COMMAND",
-        help='any MCP server over stdio, e.g. "uvx mcp-server-time"',
-    )
-    dev.add_argument(
-        "--header",
-        action="append",
-        default=[],
-        metavar="'NAME: VALUE'",
-        help="an HTTP header for a URL server, e.g. 'Authorization: Bearer TOKEN' (repeatable)",
-    )
-    dev.add_argument("--port", type=int, help="default 6274; 0 picks a free port")
+    _server_arguments(dev)
+    dev.add_argument("--port", type=int, help="the page's port (default 6274); 0 picks a free one")
     dev.add_argument("--no-browser", action="store_true", help="only print the address")
-    dev.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
 
-    inspect = commands.add_parser("inspect", help="list the tools of FILE[:OBJECT]")
-    inspect.add_argument("target", metavar="FILE[:OBJECT]")
-    inspect.add_argument("--json", action="store_true", help="the raw tools/list array")
-    inspect.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
+    inspect = commands.add_parser(
+        "inspect",
+        help="list the tools, resources and prompts of FILE[:OBJECT], a URL or --command",
+        description="List what a client sees: tools with their parameters, resources, "
+        "resource templates and prompts, and what is hidden from this caller.",
+        formatter_class=HELP,
+    )
+    _server_arguments(inspect)
+    inspect.add_argument(
+        "--json",
+        action="store_true",
+        help='the listings as JSON: {"tools": [...], "resources": [...], '
+        '"resourceTemplates": [...], "prompts": [...]} (the kinds the server offers)',
+    )
 
-    call = commands.add_parser("call", help="call one tool: key=value ... or --args JSON")
-    call.add_argument("target", metavar="FILE[:OBJECT]")
-    call.add_argument("tool")
-    call.add_argument("pairs", nargs="*", metavar="key=value")
-    call.add_argument("--args", help="the arguments as a JSON object")
+    call = commands.add_parser(
+        "call",
+        help="call one tool: key=value ... or --args JSON",
+        description="Call one tool and print its result. Values are typed by the tool's "
+        "input schema: a=1 is a number when the parameter is one.",
+        formatter_class=HELP,
+    )
+    _server_arguments(call)
+    call.add_argument("tool", nargs="?", help="the tool's name")
+    call.add_argument("pairs", nargs="*", metavar="key=value", help="the arguments")
+    call.add_argument("--args", help="the arguments as a JSON object (key=value adds to them)")
     call.add_argument("--json", action="store_true", help="print structuredContent as JSON")
-    call.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
+    call.set_defaults(command_parser=call)
 
     from .install import CLIENTS
 
@@ -90,18 +115,63 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+TARGET_HELP = "a Python file with a toolwire server; :OBJECT picks one when it has several"
+
+
+def _server_arguments(command: argparse.ArgumentParser) -> None:
+    """FILE, URL or --command, with --header and --protocol-version (dev, inspect, call)."""
+    command.add_argument(
+        "target",
+        nargs="?",
+        metavar="FILE[:OBJECT] | URL",
+        help=TARGET_HELP + "; or the http(s) URL of a Streamable HTTP server",
+    )
+    command.add_argument(
+        "--command",
+        dest="server_command",
+        metavar="COMMAND",
+        help='any MCP server over stdio, e.g. "uvx mcp-server-time"',
+    )
+    command.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for a URL server, e.g. 'Authorization: Bearer TOKEN' (repeatable)",
+    )
+    command.add_argument(
+        "--protocol-version", choices=REVISIONS, help="the MCP revision (default: the newest)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    parser = _parser()
     try:
-        options = _parser().parse_args(argv)
+        options, extra = parser.parse_known_args(argv)
+        if options.command == "call":
+            _sort_call_words(options, extra)
+        elif extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as stop:  # --help (0) or a usage error (2), already printed
         return stop.code if isinstance(stop.code, int) else 2
+    try:
+        return _dispatch(options)
+    except BrokenPipeError:
+        return _reader_left()
+    except KeyboardInterrupt:
+        return 130
+
+
+def _dispatch(options: argparse.Namespace) -> int:
     from . import commands
 
     if options.command == "version":
         return commands.version()
     if options.command == "dev":
         return _dev(options)
+    if options.command in ("inspect", "call"):
+        return _client_command(options)
     from .progress import spinner
 
     quiet = options.command == "run"  # a stdio server's terminal belongs to the protocol
@@ -114,46 +184,93 @@ def main(argv: list[str] | None = None) -> int:
         return commands.run(
             server, options.transport, options.host, options.port, options.path, options.log_level
         )
-    if options.command == "inspect":
-        return commands.inspect(server, options.json, options.protocol_version)
-    if options.command == "call":
+    return _install(options, server.name)
+
+
+def _sort_call_words(options: argparse.Namespace, extra: list[str]) -> None:
+    """``call [FILE | URL] TOOL key=value ...``: argparse stops filling positionals at the
+    first option between them (``call URL --header H TOOL``), so the words are sorted here,
+    in the order typed; with ``--command`` there is no FILE."""
+    flags = [word for word in extra if word.startswith("-")]
+    if flags:
+        options.command_parser.error(f"unrecognized arguments: {' '.join(flags)}")
+    given = (options.target, options.tool)
+    words = [word for word in given if word is not None] + options.pairs + extra
+    if options.server_command is None and words:
+        options.target = words.pop(0)
+    else:
+        options.target = None
+    if not words:
+        options.command_parser.error("the tool's name is missing")
+    options.tool, options.pairs = words[0], words[1:]
+
+
+def _client_command(options: argparse.Namespace) -> int:
+    """``inspect`` and ``call``: a file in memory, a URL or ``--command``."""
+    from . import commands
+    from .failures import connection_message
+    from .targets import TargetError, resolve
+
+    try:
+        target = resolve(options.target, options.server_command, options.header)
+    except (LoadError, TargetError) as error:
+        return commands.usage_error(str(error))
+    try:
+        if options.command == "inspect":
+            return commands.inspect(target, options.json, options.protocol_version)
         return commands.call(
-            server,
+            target,
             options.tool,
             options.pairs,
             options.args,
             options.json,
             options.protocol_version,
         )
-    return _install(options, server.name)
+    except BrokenPipeError:
+        raise
+    except Exception as error:
+        message = connection_message(error, options.target or options.server_command)
+        if message is None:
+            raise
+        return commands.usage_error(message)
+
+
+def _reader_left() -> int:
+    """stdout's reader went away (``toolwire inspect FILE | head -1``): stop quietly. Python
+    would otherwise report the failed flush at exit, so stdout now points at the null device."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def _dev(options: argparse.Namespace) -> int:
     """A toolwire file runs in a subprocess that the inspector restarts, so a file that does
     not load yet is not an error here: the page shows why, and the next save tries again."""
-    from ..inspector import run
     from .commands import usage_error
+    from .targets import TargetError, check_target, is_url, parse_headers, require_extra
 
-    if (options.target is None) == (options.server_command is None):
-        return usage_error("dev takes FILE[:OBJECT], a URL, or --command COMMAND (one of them)")
-    headers = {}
-    for header in options.header:
-        name, colon, value = header.partition(":")
-        if not colon or not name.strip():
-            return usage_error(f"--header {header!r}: write it as 'Name: value'")
-        headers[name.strip()] = value.strip()
-    is_url = (options.target or "").startswith(("http://", "https://"))
-    if headers and not is_url:
-        return usage_error("--header is for a server given by its URL")
+    try:
+        headers = parse_headers(options.header)
+        check_target(options.target, options.server_command, headers)
+        require_extra("uvicorn", "toolwire dev")
+        if is_url(options.target):
+            require_extra("httpx", "a server given by its URL")
+    except TargetError as error:
+        return usage_error(str(error))
     command = None
     if options.server_command is not None:
         command = shlex.split(options.server_command)
-        if not command:
-            return usage_error("--command is empty")
-    elif not is_url:
+    elif not is_url(options.target):
         path, _ = split_target(options.target)
         if not path.is_file():
             return usage_error(f"{path}: no such file")
+    from ..inspector import run
+
     return run(
         options.target or options.server_command,
         command=command,

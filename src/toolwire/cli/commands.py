@@ -1,7 +1,8 @@
 """The commands: ``run``, ``inspect``, ``call`` and ``version``.
 
-``inspect`` and ``call`` talk to the server in memory through toolwire's own ``Client``, so
-what they show is exactly what an MCP host would get, encoded and decoded as on the wire.
+``inspect`` and ``call`` talk to the server through toolwire's own ``Client`` (a file in
+memory, a URL over Streamable HTTP, a command over stdio), so what they show is exactly what
+an MCP host would get, encoded and decoded as on the wire.
 Each command returns the process exit code.
 """
 
@@ -19,7 +20,9 @@ from ..errors import ClientError
 from ..protocol.revisions import SUPPORTED_NEWEST_FIRST
 from ..server.core import ServerCore
 from .arguments import ArgumentError, parse_arguments, parse_json_object
+from .listing import hidden_items, render
 from .progress import spinner
+from .targets import Target, TargetError, require_extra
 
 JSON = dict[str, Any]
 OK, TOOL_FAILED, USAGE = 0, 1, 2
@@ -30,74 +33,60 @@ def run(server: ServerCore, transport: str, host: str, port: int, path: str, log
     """Serve until the client leaves (stdio) or a signal arrives (http)."""
     if transport == "stdio":
         server.run()
-    else:
-        if sys.stderr.isatty():
-            print(f"{server.name}: serving on http://{host}:{port}{path}", file=sys.stderr)
-        server.run(transport="http", host=host, port=port, path=path, log_level=log)
+        return OK
+    try:
+        require_extra("uvicorn", "--transport http")
+    except TargetError as error:
+        return usage_error(str(error))
+
+    def listening(bound_host: str, bound_port: int) -> None:
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        url = f"http://{shown}:{bound_port}{path}"
+        print(f"Serving {server.name} over Streamable HTTP at {url}", file=sys.stderr, flush=True)
+
+    server.run(
+        transport="http", host=host, port=port, path=path, log_level=log, on_listening=listening
+    )
     return OK
 
 
-def inspect(server: ServerCore, as_json: bool, revision: str | None = None) -> int:
-    """The tools as a client of ``revision`` (default: the newest) sees them."""
-    tools = asyncio.run(_list_tools(server, revision))
+def inspect(target: Target, as_json: bool, revision: str | None = None) -> int:
+    """Tools, resources, templates and prompts as a client of ``revision`` (default: the
+    newest) sees them; ``--json``: the listings' arrays by kind."""
+    info, listings = asyncio.run(_list_all(target, revision))
     if as_json:
-        print(json.dumps(tools, indent=2, ensure_ascii=False))
-    else:
-        print(tool_table(server, tools))
+        print(json.dumps(listings, indent=2, ensure_ascii=False))
+        return OK
+    hidden = hidden_items(target.server, listings) if target.server is not None else []
+    print(render(info, listings, hidden))
     return OK
 
 
-async def _list_tools(server: ServerCore, revision: str | None) -> list[JSON]:
-    async with Client(server, protocol_version=revision, timeout=TIMEOUT) as client:
-        return await client.list_tools()
+async def _list_all(target: Target, revision: str | None) -> tuple[JSON, dict[str, list[JSON]]]:
+    async with _client(target, revision) as client:
+        offered = client.server_capabilities
+        listings: dict[str, list[JSON]] = {}
+        if "tools" in offered:
+            listings["tools"] = await client.list_tools()
+        if "resources" in offered:
+            listings["resources"] = await client.list_resources()
+            listings["resourceTemplates"] = await client.list_resource_templates()
+        if "prompts" in offered:
+            listings["prompts"] = await client.list_prompts()
+        return client.server_info, listings
 
 
-BADGES = (
-    ("readOnlyHint", "read-only"),
-    ("destructiveHint", "destructive"),
-    ("idempotentHint", "idempotent"),
-    ("openWorldHint", "open-world"),
-)
-
-
-def tool_table(server: ServerCore, tools: list[JSON]) -> str:
-    """A readable listing: one block per tool, required parameters marked with ``*``."""
-    count = f"{len(tools)} tool" + ("" if len(tools) == 1 else "s")
-    lines = [f"{server.name} {server.version} - {count}"]
-    width = max((len(tool["name"]) for tool in tools), default=0)
-    for tool in tools:
-        annotations = tool.get("annotations") or {}
-        title = tool.get("title") or annotations.get("title")
-        badges = [f"[{label}]" for key, label in BADGES if annotations.get(key) is True]
-        if annotations.get("readOnlyHint") is True and "[destructive]" in badges:
-            badges.remove("[destructive]")  # meaningless on a read-only tool
-        head = tool["name"].ljust(width)
-        if title:
-            head += f"  {title}"
-        lines += ["", " ".join([head, *badges])]
-        description = (tool.get("description") or "").strip().splitlines()
-        if description:
-            lines.append(f"    {description[0]}")
-        parameters = _parameters(tool.get("inputSchema") or {})
-        if parameters:
-            lines.append(f"    parameters: {parameters}")
-    if any("*" in line for line in lines if line.startswith("    parameters:")):
-        lines += ["", "(* required)"]
-    return "\n".join(lines)
-
-
-def _parameters(schema: JSON) -> str:
-    required = set(schema.get("required") or [])
-    words = []
-    for name, spec in (schema.get("properties") or {}).items():
-        kind = spec.get("type") if isinstance(spec, dict) else None
-        kind = "|".join(kind) if isinstance(kind, list) else kind or "any"
-        words.append(f"{name}{'*' if name in required else ''}: {kind}")
-    return ", ".join(words)
+def _client(target: Target, revision: str | None) -> Client:
+    return Client(
+        target.client,
+        protocol_version=revision,
+        timeout=TIMEOUT,
+        headers=target.headers or None,
+    )
 
 
 def call(
-    server: ServerCore,
+    target: Target,
     tool: str,
     pairs: list[str],
     args: str | None,
@@ -105,18 +94,18 @@ def call(
     revision: str | None = None,
 ) -> int:
     """Call one tool; exit 0 on success, 1 when the result is an error, 2 on bad usage."""
-    return asyncio.run(_call(server, tool, pairs, args, as_json, revision))
+    return asyncio.run(_call(target, tool, pairs, args, as_json, revision))
 
 
 async def _call(
-    server: ServerCore,
+    target: Target,
     tool: str,
     pairs: list[str],
     args: str | None,
     as_json: bool,
     revision: str | None,
 ) -> int:
-    async with Client(server, protocol_version=revision, timeout=TIMEOUT) as client:
+    async with _client(target, revision) as client:
         tools = {entry["name"]: entry for entry in await client.list_tools()}
         try:
             base = parse_json_object(args) if args is not None else {}

@@ -423,7 +423,8 @@ class ServerCore:
     def run(self, transport: str = "stdio", **options: Any) -> None:
         """Serve: ``"stdio"`` (default) until the client goes away, or ``"http"`` (Streamable
         HTTP with uvicorn: ``host="127.0.0.1"``, ``port=8000``, ``path="/mcp"`` and the
-        options of :meth:`http_app`) until stopped.
+        options of :meth:`http_app`) until stopped; ``on_listening=callback(host, port)`` is
+        called once the port accepts connections.
 
         ``SIGTERM`` or ``SIGINT`` stops either gracefully: no new requests, calls in flight
         get ``shutdown_grace`` seconds to answer, the rest are cancelled, the lifespan is
@@ -453,7 +454,12 @@ class ServerCore:
         return HttpApp(self, path=path, **options)
 
     def _run_http(
-        self, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning", **options: Any
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        log_level: str = "warning",
+        on_listening: Any = None,
+        **options: Any,
     ) -> None:
         import importlib.util
 
@@ -470,6 +476,7 @@ class ServerCore:
             log_level=log_level,
             grace=self.shutdown_grace,
             drain=self.drain_connections,
+            on_listening=on_listening,
         )
 
     async def drain_connections(self, grace: float) -> None:

@@ -36,12 +36,25 @@ def serve_uvicorn(
     log_level: str,
     grace: float,
     drain: Callable[[float], Awaitable[None]],
+    on_listening: Callable[[str, int], None] | None = None,
 ) -> None:
     """Serve ``app`` (an :class:`~toolwire.transports.http.HttpApp`) until a signal;
-    ``drain(grace)`` ends the server's calls in flight, as in a stdio shutdown."""
+    ``drain(grace)`` ends the server's calls in flight, as in a stdio shutdown.
+    ``on_listening(host, port)`` is called once the socket accepts connections (the port
+    actually bound, also when ``port=0`` asked for a free one)."""
     import uvicorn
 
     class GracefulServer(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if on_listening is None or self.should_exit:
+                return
+            for listener in self.servers:
+                for sock in listener.sockets:
+                    bound = sock.getsockname()
+                    on_listening(str(bound[0]), int(bound[1]))
+                    return
+
         async def shutdown(self, sockets: Any = None) -> None:
             for listener in self.servers:  # refuse new connections from now on
                 listener.close()

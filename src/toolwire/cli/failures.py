@@ -1,0 +1,33 @@
+"""A server that cannot be reached, refuses the caller or is missing an optional part, as
+one line that says what to do (never a traceback)."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import ClientError
+from .targets import EXTRAS, missing_extra_message
+
+
+def connection_message(error: BaseException, where: str | None) -> str | None:
+    """The line for ``error``, or None when it is not a connection failure (a bug: let the
+    traceback show)."""
+    if isinstance(error, ModuleNotFoundError) and (error.name or "").split(".")[0] in EXTRAS:
+        return missing_extra_message((error.name or "").split(".")[0], f"{where}")
+    text = str(error).strip() or type(error).__name__
+    if isinstance(error, ClientError) and not isinstance(error, TimeoutError):
+        return f"{where}: {text}{_auth_hint(text)}"
+    if isinstance(error, (OSError, TimeoutError)) or _is_http_error(error):
+        return f"{where}: cannot connect ({type(error).__name__}: {text})"
+    return None
+
+
+def _auth_hint(text: str) -> str:
+    if "401" in text or "403" in text or "nauthorized" in text:
+        return "; give a token with --header 'Authorization: Bearer TOKEN'"
+    return ""
+
+
+def _is_http_error(error: BaseException) -> bool:
+    httpx = sys.modules.get("httpx")
+    return httpx is not None and isinstance(error, httpx.HTTPError)
