@@ -73,18 +73,25 @@ def test_inspect_table_shows_names_titles_badges_and_required_parameters() -> No
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("Calculator ") and lines[0].endswith("6 tools")
-    divide = next(line for line in lines if line.startswith("divide"))
+    divide = next(line for line in lines if line.startswith("  divide"))
     assert "Divide" in divide and "[read-only]" in divide and "[idempotent]" in divide
     assert "[destructive]" not in divide and "[open-world]" not in divide
-    assert "    Divide a by b." in lines
-    assert "    parameters: a*: number, b*: number" in lines
+    at = lines.index(divide)
+    assert lines[at + 1 : at + 4] == [
+        "      Divide a by b.",
+        "      a*: number  The dividend",
+        "      b*: number  The divisor (must not be zero)",
+    ]
+    assert lines[-1] == "(* required)"
     assert result.stderr == ""
 
 
 def test_inspect_json_is_the_tools_array_valid_for_the_schema() -> None:
     result = toolwire("inspect", str(CALCULATOR), "--json")
     assert result.returncode == 0, result.stderr
-    tools = json.loads(result.stdout)
+    listings = json.loads(result.stdout)
+    assert list(listings) == ["tools"]  # the calculator offers neither resources nor prompts
+    tools = listings["tools"]
     assert [tool["name"] for tool in tools] == [
         "add",
         "subtract",
@@ -331,7 +338,7 @@ def test_import_toolwire_does_not_load_the_cli() -> None:
 def test_inspect_and_call_speak_the_revision_asked_for(revision: str) -> None:
     listed = toolwire("inspect", str(CALCULATOR), "--json", "--protocol-version", revision)
     assert listed.returncode == 0, listed.stderr
-    tools = json.loads(listed.stdout)
+    tools = json.loads(listed.stdout)["tools"]
     for tool in tools:
         validate_definition(tool, "Tool", revision)
     # outputSchema exists from 2025-06-18 on

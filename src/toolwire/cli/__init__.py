@@ -30,7 +30,14 @@ from .loading import LoadError, load_server, split_target
 __all__ = ["main"]
 
 
-HELP = argparse.ArgumentDefaultsHelpFormatter
+class HELP(argparse.HelpFormatter):
+    """Each option's default after its description, when it has a telling one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False, [], argparse.SUPPRESS) or "%(default)" in text:
+            return text
+        return f"{text} (default: %(default)s)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,7 +58,12 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=HELP,
     )
     run.add_argument("target", metavar="FILE[:OBJECT]", help=TARGET_HELP)
-    run.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="how")
+    run.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio as MCP hosts start servers, or http",
+    )
     run.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
     run.add_argument("--port", type=int, default=8000, help="HTTP: the port; 0 picks a free one")
     run.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path")
