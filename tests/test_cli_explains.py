@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -171,11 +172,16 @@ def test_help_of_every_command_has_descriptions_and_defaults() -> None:
 # ------------------------------------------------------------------ closed pipe
 
 
-def test_a_closed_stdout_ends_without_a_traceback() -> None:
+@pytest.mark.parametrize("buffered", [True, False])
+def test_a_closed_stdout_ends_without_a_traceback(buffered: bool) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    if not buffered:  # each print reaches the pipe at once: the error comes from print
+        env["PYTHONUNBUFFERED"] = "1"
     process = subprocess.Popen(
         [sys.executable, "-m", "toolwire", "inspect", str(DOCS)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env=env,
     )
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # the reader leaves before anything is written (as `| head` can)

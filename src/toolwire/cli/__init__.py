@@ -3,16 +3,19 @@
 ::
 
     toolwire run server.py                 # stdio, as MCP hosts start it
-    toolwire run server.py:mcp --transport http --port 8000
+    toolwire run server.py:mcp --transport http --port 8000   # prints the URL it serves
     toolwire dev server.py                 # the inspector page; restarts on changes
     toolwire dev http://127.0.0.1:8000/mcp # or any server: a URL, or --command "CMD ARGS"
-    toolwire inspect server.py [--json]    # the tool list
+    toolwire inspect server.py [--json]    # tools, resources, templates, prompts
     toolwire call server.py divide a=1 b=0 # exit 1: the result is an error
     toolwire install server.py --client claude-desktop|cursor|vscode
-    toolwire version
+    toolwire version                       # or toolwire --version
 
-Exit codes: 0 success, 1 the tool returned an error result, 2 bad usage or a file that gives
-no server. Nothing decorative is printed: on stdio, stdout belongs to the protocol.
+``inspect`` and ``call`` take a file, a URL (with ``--header``) or ``--command`` as ``dev``
+does. Exit codes: 0 success, 1 the tool returned an error result, 2 bad usage, a file that
+gives no server, a server that cannot be reached or a missing optional part (the line says
+which ``pip install`` adds it). Nothing decorative is printed: on stdio, stdout belongs to
+the protocol.
 """
 
 from __future__ import annotations
@@ -168,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # --help (0) or a usage error (2), already printed
         return stop.code if isinstance(stop.code, int) else 2
     try:
-        return _dispatch(options)
+        code = _dispatch(options)
+        sys.stdout.flush()  # a reader that left is found here, not in Python's exit flush
+        return code
     except BrokenPipeError:
         return _reader_left()
     except KeyboardInterrupt:
