@@ -237,6 +237,10 @@ async def test_inspect_names_what_scopes_hide_and_a_token_shows_it(tmp_path: Pat
         "write_note (needs notes:write)" in local.stdout
     )
     assert "--header 'Authorization: Bearer TOKEN'" in local.stdout
+    hidden = one_line_error(await atoolwire("call", str(server), "write_note", "name=a", "text=b"))
+    assert "'write_note' is hidden from callers without a token (it needs scopes notes:write)" in (
+        hidden
+    )
 
     async with served(server) as url:
         refused = one_line_error(await atoolwire("inspect", url))

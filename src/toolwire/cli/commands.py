@@ -20,7 +20,7 @@ from ..errors import ClientError
 from ..protocol.revisions import SUPPORTED_NEWEST_FIRST
 from ..server.core import ServerCore
 from .arguments import ArgumentError, parse_arguments, parse_json_object
-from .listing import hidden_items, render
+from .listing import hidden_items, hidden_tool_hint, render
 from .progress import spinner
 from .targets import Target, TargetError, require_extra
 
@@ -117,7 +117,7 @@ async def _call(
             with spinner(f"Calling {tool}"):
                 result = await client.call_tool(tool, arguments)
         except ClientError as error:  # an unknown tool: the server's "did you mean" message
-            return usage_error(str(error))
+            return usage_error(str(error) + hidden_tool_hint(target.server, tool))
     text = "\n".join(_block_text(block) for block in result.content)
     if result.is_error:
         print(text, file=sys.stderr)

@@ -164,3 +164,16 @@ def hidden_items(server: Any, listings: dict[str, list[JSON]]) -> list[str]:
             "--header 'Authorization: Bearer TOKEN'."
         )
     return lines
+
+
+def hidden_tool_hint(server: Any, name: str) -> str:
+    """For ``call``: the tool exists in the file but ``scopes=``/``auth=`` hide it."""
+    get_tool = getattr(server, "get_tool", None)
+    tool = get_tool(name) if get_tool is not None else None
+    if tool is None or not (tool.scopes or tool.auth is not None):
+        return ""
+    need = f"scopes {' '.join(sorted(tool.scopes))}" if tool.scopes else "its auth rule"
+    return (
+        f"; {name!r} is hidden from callers without a token (it needs {need}): serve the file "
+        "over HTTP and call its URL with --header 'Authorization: Bearer TOKEN'"
+    )
