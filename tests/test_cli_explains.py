@@ -134,7 +134,7 @@ def without_http(*args: str) -> Any:
         (["run", str(CALCULATOR), "--transport", "http"], "uvicorn"),
         (["inspect", "http://127.0.0.1:9/mcp"], "httpx"),
         (["call", "http://127.0.0.1:9/mcp", "add", "a=1"], "httpx"),
-        (["dev", str(CALCULATOR), "--no-browser"], "uvicorn"),
+        (["dev", "http://127.0.0.1:9/mcp", "--no-browser"], "httpx"),
     ],
 )
 def test_a_missing_extra_is_one_line_with_the_pip_command(args: list[str], module: str) -> None:

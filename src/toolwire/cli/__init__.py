@@ -274,7 +274,6 @@ def _dev(options: argparse.Namespace) -> int:
     try:
         headers = parse_headers(options.header)
         check_target(options.target, options.server_command, headers)
-        require_extra("uvicorn", "toolwire dev")
         if is_url(options.target):
             require_extra("httpx", "a server given by its URL")
     except TargetError as error:
