@@ -30,7 +30,7 @@ def mark_run() -> str:
     return token
 
 
-def _stat(pid: int) -> tuple[int, str] | None:
+def parent_and_state(pid: int) -> tuple[int, str] | None:
     """(parent pid, state letter) of `pid`, or None if it is gone."""
     try:
         text = (PROC / str(pid) / "stat").read_text()
@@ -67,7 +67,7 @@ def find(root: int, token: str | None) -> list[int]:
         if not path.name.isdigit():
             continue
         pid = int(path.name)
-        stat = _stat(pid)
+        stat = parent_and_state(pid)
         if stat is None or stat[1] in ("Z", "X") or pid == root:
             continue
         parents[pid] = stat[0]
@@ -84,7 +84,7 @@ def find(root: int, token: str | None) -> list[int]:
     return sorted(found)
 
 
-def _wait_gone(pids: list[int], timeout: float) -> None:
+def wait_gone(pids: list[int], timeout: float) -> None:
     """Wait (at most `timeout` seconds) until each of `pids` has exited."""
     fds = []
     for pid in pids:
@@ -106,7 +106,7 @@ def still_running(root: int, token: str | None, grace: float = 5.0) -> list[str]
     pids = find(root, token)
     if not pids:
         return []
-    _wait_gone(pids, grace)
+    wait_gone(pids, grace)
     left = find(root, token)
     described = [describe(pid) for pid in left]
     for pid in left:
