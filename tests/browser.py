@@ -29,6 +29,10 @@ WAIT_MS = 10_000  # Playwright's timeout for each wait, per page
 VIEWPORT = {"width": 1280, "height": 800}
 ERROR_BACKGROUND = (0xFD, 0xEC, 0xEA)  # --error-soft in inspector.css
 
+PLAYWRIGHT_MISSING = (
+    "playwright is not installed; install it with: .venv/bin/python -m pip install -e '.[test]'"
+)
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -51,7 +55,7 @@ def require_chromium() -> str:
     """The chromium executable; skip the test without it (fail on CI, which installs it)."""
     path = chromium_path()
     if path is None:
-        message = "chromium is not installed (Debian: apt-get install chromium)"
+        message = "chromium is not installed; install it with: apt-get install chromium"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -59,8 +63,8 @@ def require_chromium() -> str:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         if os.environ.get("CI"):
-            pytest.fail("playwright is not installed")
-        pytest.skip("playwright is not installed")
+            pytest.fail(PLAYWRIGHT_MISSING)
+        pytest.skip(PLAYWRIGHT_MISSING)
     return path
 
 

@@ -1,3 +1,4 @@
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -7,6 +8,38 @@ import pytest
 
 # Test helpers (mcp_spec, wire) import each other as top-level modules.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import leftovers  # found through the path above
+
+_RUN_MARK = pytest.StashKey[str]()
+_LEFT_BEHIND = pytest.StashKey[list[str]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_RUN_MARK] = leftovers.mark_run()
+
+
+@pytest.hookimpl(trylast=True)  # after the fixtures' teardown (pytest's own sessionfinish)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """No test leaves a process behind: one still alive now fails the run, named."""
+    if not sys.platform.startswith("linux"):
+        return
+    found = leftovers.still_running(os.getpid(), session.config.stash.get(_RUN_MARK, None))
+    if found:
+        session.config.stash[_LEFT_BEHIND] = found
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    found = config.stash.get(_LEFT_BEHIND, [])
+    if found:
+        terminalreporter.section("processes left behind", red=True)
+        terminalreporter.write_line(
+            f"{len(found)} process(es) started by the tests were still running at the end of "
+            "the session (killed now); each test must stop what it starts:"
+        )
+        for line in found:
+            terminalreporter.write_line(f"  {line}")
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,9 @@
 """Validate MCP messages against the official JSON Schema of each protocol revision.
 
-The schemas live in ``../shared/spec/<revision>/schema.json`` beside the repository root
-(override with the ``TOOLWIRE_SPEC_DIR`` environment variable).
+The schemas travel with the repository as test data: ``tests/spec/<revision>/schema.json``
+and the 2026-07-28 example messages in ``tests/spec/2026-07-28/examples`` (where they come
+from: ``tests/spec/SOURCE.md``). The ``TOOLWIRE_SPEC_DIR`` environment variable names another
+folder of the same layout.
 
 Definition names a tools server deals with, per revision
 --------------------------------------------------------
@@ -57,6 +59,7 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
 __all__ = [
+    "BUNDLED_SPEC_DIR",
     "LATEST",
     "REVISIONS",
     "SPEC_DIR",
@@ -74,10 +77,8 @@ __all__ = [
 REVISIONS: tuple[str, ...] = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 LATEST: str = "2026-07-28"
 
-SPEC_DIR: Path = Path(
-    os.environ.get("TOOLWIRE_SPEC_DIR")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "spec"
-)
+BUNDLED_SPEC_DIR: Path = Path(__file__).resolve().parent / "spec"
+SPEC_DIR: Path = Path(os.environ.get("TOOLWIRE_SPEC_DIR") or BUNDLED_SPEC_DIR)
 
 PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion"
 
@@ -153,7 +154,10 @@ def load_schema(revision: str) -> dict[str, Any]:
         raise ValueError(f"unknown MCP revision {revision!r}; known: {', '.join(REVISIONS)}")
     path = SPEC_DIR / revision / "schema.json"
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found (set TOOLWIRE_SPEC_DIR to the spec folder)")
+        raise FileNotFoundError(
+            f"{path} not found (TOOLWIRE_SPEC_DIR={os.environ.get('TOOLWIRE_SPEC_DIR')!r}; "
+            "unset it to use the schemas in tests/spec)"
+        )
     schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return schema
 

@@ -6,8 +6,9 @@ afterwards. Worker processes get an already-listening socket by file descriptor,
 accepts connections before the process has even started: early requests wait in the backlog.
 
 ``redis-server`` and ``nginx`` come from the Debian packages of the same names (``.ci/run``
-installs them). When one is missing the test is skipped with the reason — except in CI (the
-``CI`` environment variable is set), where a missing binary is a failure.
+installs them). When one is missing the test is skipped with the one line that installs it
+(``apt-get install redis-server``) — except in CI (the ``CI`` environment variable is set),
+where a missing binary is a failure.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def require(binary: str) -> str:
     path = shutil.which(binary)
     if path is not None:
         return path
-    reason = f"{binary!r} is not installed (Debian package {binary}; .ci/run installs it)"
+    reason = f"{binary} is not installed; install it with: apt-get install {binary}"
     if os.environ.get("CI"):
         pytest.fail(f"{reason}, and CI must run these tests", pytrace=False)
     pytest.skip(reason)

@@ -24,7 +24,7 @@ from toolwire import Client, ClientError, Context, Server, ServerError
 from toolwire.server import inputs
 from toolwire.server.inputs import StateSigner
 
-from mcp_spec import examples, validate_definition
+from mcp_spec import SPEC_DIR, examples, validate_definition
 from wire import MODERN, SERVERS, checked_client, modern_meta
 
 LEGACY = "2025-11-25"
@@ -33,8 +33,21 @@ ERAS = [LEGACY, MODERN]
 SECRET: bytes = load("live_inputs").SECRET
 JSON = dict[str, Any]
 
-SPEC_REQUESTS = examples("InputRequiredResult")[0][2]
-SPEC_RESPONSES = examples("InputResponses")[0][2]
+
+# The spec's two-question example: the input requests and the answers to them.
+ASKS = (
+    "InputRequiredResult",
+    "input-required-result-with-elicitation-and-sampling-and-request-state",
+)
+REPLIES = ("InputResponses", "elicitation-and-sampling-input-responses")
+
+
+def spec_example(name: tuple[str, str]) -> Any:
+    """One example of the spec, read when a test needs it (never at collection)."""
+    type_name, stem = name
+    found = [data for _, path, data in examples(type_name) if path.stem == stem]
+    assert found, f"no example {type_name}/{stem}.json in {SPEC_DIR}"
+    return found[0]
 
 
 @contextlib.asynccontextmanager
@@ -143,7 +156,7 @@ async def test_two_questions_in_one_tool(transport: str, revision: str) -> None:
         "Which account?",
         "Send 7 to savings?",
     ]
-    assert model.asked == [SPEC_REQUESTS["inputRequests"]["capital_of_france"]["params"]]
+    assert model.asked == [spec_example(ASKS)["inputRequests"]["capital_of_france"]["params"]]
 
 
 async def test_the_client_retries_with_a_new_id_and_the_state_unchanged() -> None:
@@ -322,29 +335,26 @@ async def test_raw_2026_round_trip_matches_the_spec_examples(transport: str) -> 
     Round 1 ends with an InputRequiredResult whose input request is the spec example's
     github_login request; the retry (new id, the spec's github_login response, requestState
     echoed) ends with the capital_of_france request; the last retry completes the call."""
+    asks, replies = spec_example(ASKS), spec_example(REPLIES)
     async with open_peer(transport, "live_inputs", revision=MODERN) as peer:
         first = (await _exchange(peer, _call(1, "onboard", {})))["result"]
         assert set(first) == {"resultType", "inputRequests", "requestState", "_meta"}
         validate_definition(
             {k: v for k, v in first.items() if k != "_meta"}, "InputRequiredResult", MODERN
         )
-        assert first["resultType"] == SPEC_REQUESTS["resultType"] == "input_required"
-        assert first["inputRequests"] == {
-            "elicit-1": SPEC_REQUESTS["inputRequests"]["github_login"]
-        }
+        assert first["resultType"] == asks["resultType"] == "input_required"
+        assert first["inputRequests"] == {"elicit-1": asks["inputRequests"]["github_login"]}
         assert isinstance(first["requestState"], str) and first["requestState"]
 
-        answers = {"elicit-1": SPEC_RESPONSES["github_login"]}
+        answers = {"elicit-1": replies["github_login"]}
         validate_definition(answers, "InputResponses", MODERN)
         retry = _call(2, "onboard", {}, inputResponses=answers, requestState=first["requestState"])
         second = (await _exchange(peer, retry))["result"]
         assert second["resultType"] == "input_required"
-        assert second["inputRequests"] == {
-            "sample-2": SPEC_REQUESTS["inputRequests"]["capital_of_france"]
-        }
+        assert second["inputRequests"] == {"sample-2": asks["inputRequests"]["capital_of_france"]}
         assert second["requestState"] != first["requestState"]  # now carries the login
 
-        answers = {"sample-2": SPEC_RESPONSES["capital_of_france"]}
+        answers = {"sample-2": replies["capital_of_france"]}
         validate_definition(answers, "InputResponses", MODERN)
         retry = _call(3, "onboard", {}, inputResponses=answers, requestState=second["requestState"])
         third = (await _exchange(peer, retry))["result"]

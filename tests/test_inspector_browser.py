@@ -19,6 +19,7 @@ import pytest
 
 from browser import (
     ERROR_BACKGROUND,
+    PLAYWRIGHT_MISSING,
     STATIC,
     VIEWPORT,
     WAIT_MS,
@@ -35,7 +36,7 @@ try:
 except ImportError:  # CI installs the test extra, which has playwright
     if os.environ.get("CI"):
         raise
-    pytest.skip("playwright is not installed", allow_module_level=True)
+    pytest.skip(PLAYWRIGHT_MISSING, allow_module_level=True)
 
 REPO = Path(__file__).resolve().parents[1]
 CALCULATOR = REPO / "examples" / "calculator.py"

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from browser import (
+    PLAYWRIGHT_MISSING,
     STATIC,
     VIEWPORT,
     WAIT_MS,
@@ -37,7 +38,7 @@ try:
 except ImportError:  # CI installs the test extra, which has playwright
     if os.environ.get("CI"):
         raise
-    pytest.skip("playwright is not installed", allow_module_level=True)
+    pytest.skip(PLAYWRIGHT_MISSING, allow_module_level=True)
 
 REPO = Path(__file__).resolve().parents[1]
 SERVER = REPO / "tests" / "servers" / "inspected_questions.py"

@@ -66,7 +66,12 @@ class HttpTarget:
         self.probe_session = ""  # a session no case can name
         self.probes = 0
         self.broken = True
-        self.ensure_running()
+        try:
+            self.ensure_running()
+        except BaseException:
+            self.stop()  # a server that started but could not be set up is not left behind
+            self.client.close()
+            raise
 
     # ------------------------------------------------------------ process
 
@@ -83,6 +88,7 @@ class HttpTarget:
                     "--max-body",
                     str(LIMIT),
                 ],
+                stdin=subprocess.PIPE,  # the server exits when it closes: when this process ends
                 stdout=subprocess.PIPE,
                 stderr=log,
             )
@@ -107,8 +113,9 @@ class HttpTarget:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        assert process.stdout is not None
-        process.stdout.close()
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
 
     def rss(self) -> int:
         assert self.process is not None

@@ -111,7 +111,11 @@ class StdioTarget:
         self.broken = True
         self.process: subprocess.Popen[bytes] | None = None
         self.handshake: tuple[dict[str, Any], bytes] | None = None
-        self.ensure_running()
+        try:
+            self.ensure_running()
+        except BaseException:
+            self.stop()  # a server that started but could not be set up is not left behind
+            raise
 
     # ------------------------------------------------------------ process
 

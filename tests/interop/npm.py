@@ -19,7 +19,7 @@ def npm_package(prefix: str, name: str, version: str) -> tuple[str, Path]:
     if node is None or npm is None:
         if os.environ.get("CI"):
             pytest.fail(f"node and npm are needed for the interop tests with {name}")
-        pytest.skip("node/npm not installed")
+        pytest.skip("node and npm are not installed; install them with: apt-get install nodejs npm")
     folder = VENV / prefix / "node_modules" / name
     if not (folder / "package.json").exists():
         quiet = ["--silent", "--no-audit", "--no-fund"]

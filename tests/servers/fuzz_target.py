@@ -7,13 +7,17 @@ is how the fuzzer knows a case is over without sleeping.
 
 ``--max-bytes N`` caps stdio messages (small, so oversized lines are cheap to send).
 ``--http`` serves ``mcp.http_app()`` with uvicorn on 127.0.0.1 instead, on a port the OS
-picks, and writes ``port <n>`` as the first line of stdout; ``--max-body N`` caps bodies.
+picks, and writes ``port <n>`` as the first line of stdout; ``--max-body N`` caps bodies. It
+stops when its stdin closes, so it never outlives the test process that started it, however
+that process ended.
 """
 
 import argparse
 import datetime
 import enum
 import socket
+import sys
+import threading
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -106,6 +110,13 @@ if __name__ == "__main__":
         config = uvicorn.Config(
             mcp.http_app(max_body_bytes=options.max_body), log_level="warning", lifespan="on"
         )
-        uvicorn.Server(config).run(sockets=[sock])
+        server = uvicorn.Server(config)
+
+        def stop_at_end_of_input() -> None:
+            sys.stdin.buffer.read()  # returns at end of input: the test process is gone
+            server.should_exit = True
+
+        threading.Thread(target=stop_at_end_of_input, daemon=True).start()
+        server.run(sockets=[sock])
     else:
         mcp.run(max_message_bytes=options.max_bytes)
