@@ -8,7 +8,8 @@
     toolwire dev http://127.0.0.1:8000/mcp # or any server: a URL, or --command "CMD ARGS"
     toolwire inspect server.py [--json]    # the tool list
     toolwire call server.py divide a=1 b=0 # exit 1: the result is an error
-    toolwire install server.py --client claude-desktop|cursor|vscode
+    toolwire install server.py --client cursor   # also claude-desktop, claude-code, vscode, ...
+    toolwire install http://127.0.0.1:8000/mcp --client vscode   # a running HTTP server
     toolwire version
 
 Exit codes: 0 success, 1 the tool returned an error result, 2 bad usage or a file that gives
@@ -20,8 +21,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import shlex
-import sys
-from pathlib import Path
 
 from ..protocol.revisions import REVISIONS
 from .loading import LoadError, load_server, split_target
@@ -77,14 +76,9 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--json", action="store_true", help="print structuredContent as JSON")
     call.add_argument("--protocol-version", choices=REVISIONS, help="default: the newest")
 
-    from .install import CLIENTS
+    from .install_command import add_parser as add_install
 
-    install = commands.add_parser("install", help="add FILE to an MCP host's configuration")
-    install.add_argument("target", metavar="FILE[:OBJECT]")
-    install.add_argument("--client", required=True, choices=CLIENTS)
-    install.add_argument("--name", help="the entry's name (default: the server's name)")
-    install.add_argument("--config", type=Path, help="the configuration file to edit")
-    install.add_argument("--force", action="store_true", help="replace an entry of that name")
+    add_install(commands)
 
     commands.add_parser("version", help="toolwire, Python and MCP revision versions")
     return parser
@@ -102,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         return commands.version()
     if options.command == "dev":
         return _dev(options)
+    if options.command == "install":
+        from .install_command import command as install
+
+        return install(options)
     from .progress import spinner
 
     quiet = options.command == "run"  # a stdio server's terminal belongs to the protocol
@@ -125,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             options.json,
             options.protocol_version,
         )
-    return _install(options, server.name)
+    return commands.usage_error(f"unknown command {options.command!r}")
 
 
 def _dev(options: argparse.Namespace) -> int:
@@ -162,20 +160,3 @@ def _dev(options: argparse.Namespace) -> int:
         open_browser=not options.no_browser,
         protocol_version=options.protocol_version,
     )
-
-
-def _install(options: argparse.Namespace, server_name: str) -> int:
-    from .commands import OK, usage_error
-    from .install import InstallError, install
-
-    path, name = split_target(options.target)
-    target = str(path.resolve()) + (f":{name}" if name else "")
-    try:
-        written = install(
-            options.client, target, options.name or server_name, options.config, options.force
-        )
-    except (InstallError, OSError) as error:
-        return usage_error(str(error))
-    if sys.stderr.isatty():
-        print(f"added {options.name or server_name!r} to {written}", file=sys.stderr)
-    return OK

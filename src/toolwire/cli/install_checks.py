@@ -1,0 +1,61 @@
+"""What ``install`` checks before it writes: would the host see the server's tools?
+
+A host starts a local entry over stdio, where no caller carries a token: tools that need
+scopes (or pass an ``auth`` predicate only for some callers) are missing from its
+``tools/list``. A remote entry is probed once, for the server's name and to warn when
+nothing answers at that URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..client import Client
+
+TIMEOUT = 10.0
+
+
+def stdio_warning(server: Any) -> str | None:
+    """Why a stdio host will not see some (or all) of the server's tools, or None."""
+    tools = [tool for tool in getattr(server, "tools", ()) if tool.enabled]
+    guarded = [tool for tool in tools if tool.scopes or tool.auth is not None]
+    if not guarded:
+        return None
+    visible = {tool["name"] for tool in asyncio.run(_anonymous_tools(server))}
+    hidden = [tool for tool in guarded if tool.name not in visible]
+    if not hidden:
+        return None
+    scopes = sorted({scope for tool in hidden for scope in tool.scopes})
+    need = f"scopes ({', '.join(scopes)})" if scopes else "an authorized caller"
+    if not visible:
+        head = f"the host will list 0 tools: all {len(hidden)} of {server.name}'s tools need {need}"
+    else:
+        head = (
+            f"the host will list {len(visible)} of {len(tools)} tools: "
+            f"{', '.join(tool.name for tool in hidden)} need {need}"
+        )
+    return (
+        f"{head}, and a server started over stdio has no caller with a token. Serve it over "
+        "HTTP with authorization and install its URL instead (--url URL, or give the URL "
+        "as the target)."
+    )
+
+
+async def _anonymous_tools(server: Any) -> list[dict[str, Any]]:
+    async with Client(server, timeout=TIMEOUT) as client:
+        return await client.list_tools()
+
+
+def probe(url: str, headers: dict[str, str]) -> tuple[str | None, str | None]:
+    """(the server's name, None), or (None, why it could not be reached)."""
+    try:
+        return asyncio.run(_server_name(url, headers)), None
+    except Exception as error:  # any failure is reported, none stops the install
+        return None, str(error) or type(error).__name__
+
+
+async def _server_name(url: str, headers: dict[str, str]) -> str | None:
+    async with Client(url, headers=headers, timeout=TIMEOUT) as client:
+        name = client.server_info.get("name")
+        return name if isinstance(name, str) and name else None
