@@ -29,7 +29,7 @@ def stdio_warning(server: Any) -> str | None:
     scopes = sorted({scope for tool in hidden for scope in tool.scopes})
     need = f"scopes ({', '.join(scopes)})" if scopes else "an authorized caller"
     if not visible:
-        head = f"the host will list 0 tools: all {len(hidden)} of {server.name}'s tools need {need}"
+        head = f"the host will list 0 tools: all {len(hidden)} tools of {server.name!r} need {need}"
     else:
         head = (
             f"the host will list {len(visible)} of {len(tools)} tools: "

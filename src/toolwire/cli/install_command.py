@@ -139,7 +139,10 @@ def _install(options: argparse.Namespace) -> None:
         if target_is_url:
             found, problem = _probe(url, header_values)
             if problem is not None:
-                warnings.append(f"{url} did not answer as an MCP server ({problem})")
+                warnings.append(
+                    f"{url} did not answer as an MCP server ({problem}); "
+                    "start it before the host connects"
+                )
             name = name or found
         entry = shape.url_entry(url, header_values)
     else:
@@ -168,9 +171,7 @@ def _install(options: argparse.Namespace) -> None:
         )
     path = (options.config or host.path(project)).absolute()
     written = install(path, host.servers, name, entry, options.force)
-    scope = (
-        "in" if options.config else ("in the project's file" if project else "in the user's file")
-    )
+    scope = "" if options.config else (" (this project's file)" if project else " (user-wide)")
     print(report(host, name, entry, written, scope, env))
 
 
@@ -201,10 +202,10 @@ def report(
 ) -> str:
     """What was written where, what the host will do with it, and how to undo it."""
     if written.unchanged:
-        lines = [f"{host.label}: {name!r} is already configured {scope} {written.path}"]
+        lines = [f"{host.label}: {name!r} is already in {written.path}{scope}"]
     else:
         verb = "replaced" if written.replaced else "added"
-        lines = [f"{host.label}: {verb} {name!r} {scope} {written.path}"]
+        lines = [f"{host.label}: {verb} {name!r} to {written.path}{scope}"]
     if "command" in entry:
         lines.append(f"  starts: {shlex.join([entry['command'], *entry['args']])}")
     else:
