@@ -282,7 +282,8 @@ class Recorded:
             async def send_body(message: Any) -> None:
                 if message["type"] == "http.response.start":
                     headers = dict(message.get("headers", []))
-                    kind[0] = headers.get(b"content-type", b"").decode()
+                    ok = message["status"] < 300  # a 401 answers with no JSON-RPC message
+                    kind[0] = headers.get(b"content-type", b"").decode() if ok else ""
                 elif message["type"] == "http.response.body":
                     answer.extend(message.get("body", b""))
                     if not message.get("more_body"):
@@ -303,12 +304,16 @@ class Recorded:
 
 
 @contextlib.contextmanager
-def served_calculator() -> Iterator[tuple[str, WireChecker]]:
-    from toolwire.cli.loading import load_server
-
-    recorded = Recorded(load_server(str(CALCULATOR)))
+def served(server: Any) -> Iterator[tuple[str, WireChecker]]:
+    recorded = Recorded(server)
     with serve_http(recorded) as url:
         yield url, recorded.checker
+
+
+def served_calculator() -> Any:
+    from toolwire.cli.loading import load_server
+
+    return served(load_server(str(CALCULATOR)))
 
 
 def test_a_url_target_is_probed_for_its_name_over_real_http(tmp_path: Path) -> None:
@@ -329,9 +334,37 @@ def test_a_url_that_does_not_answer_needs_a_name_and_warns(tmp_path: Path) -> No
     dead = "http://127.0.0.1:9/mcp"  # the discard port: nothing listens there
     unnamed = toolwire(dead, "--client", "windsurf", home=home)
     assert unnamed.returncode == 2 and "give --name NAME" in unnamed.stderr
-    assert f"warning: {dead} did not answer" in unnamed.stderr
+    assert f"warning: could not reach {dead}" in unnamed.stderr
     named = toolwire(dead, "--client", "windsurf", "--name", "later", home=home)
     assert named.returncode == 0 and "start it before the host connects" in named.stderr
     config = json.loads(config_file("windsurf", home).read_text(encoding="utf-8"))
     assert config == {"mcpServers": {"later": {"serverUrl": dead}}}
     no_traceback(named)
+
+
+def test_a_url_that_asks_for_a_token_says_so_and_takes_a_header(tmp_path: Path) -> None:
+    from toolwire import Server
+    from toolwire.auth import ResourceServer, StaticTokens
+
+    auth = ResourceServer("http://127.0.0.1/mcp", [], StaticTokens({"tok": ["files:read"]}))
+    home = tmp_path / "home"
+    with served(Server("Guarded", auth=auth)) as (url, checker):
+        refused = toolwire(url, "--client", "claude-code", home=home)
+        accepted = toolwire(
+            url, "--client", "claude-code", "--header", "Authorization: Bearer tok", home=home
+        )
+    assert refused.returncode == 2
+    assert f"warning: {url} asks for authorization (HTTP 401)" in refused.stderr
+    assert "--header 'Authorization: Bearer TOKEN'" in refused.stderr
+    assert accepted.returncode == 0 and accepted.stderr == "", accepted.stderr
+    assert checker.checked > 0
+    checker.close()
+    assert "headers: Authorization (stored in that file)" in accepted.stdout
+    assert "Bearer tok" not in accepted.stdout  # names, never values
+    assert '"headers": {"Authorization": "<Authorization>"}}\' (with the values' in accepted.stdout
+    config = json.loads((home / "work" / ".mcp.json").read_text(encoding="utf-8"))
+    assert config["mcpServers"]["Guarded"] == {
+        "type": "http",
+        "url": url,
+        "headers": {"Authorization": "Bearer tok"},
+    }

@@ -48,11 +48,20 @@ async def _anonymous_tools(server: Any) -> list[dict[str, Any]]:
 
 
 def probe(url: str, headers: dict[str, str]) -> tuple[str | None, str | None]:
-    """(the server's name, None), or (None, why it could not be reached)."""
+    """(the server's name, None), or (None, a warning that says why it is unknown)."""
     try:
         return asyncio.run(_server_name(url, headers)), None
     except Exception as error:  # any failure is reported, none stops the install
-        return None, str(error) or type(error).__name__
+        reason = str(error) or type(error).__name__
+        status = str(getattr(error, "message", ""))
+    if status.startswith(("HTTP 401", "HTTP 403")):
+        return None, (
+            f"{url} asks for authorization ({status[:8]}): a host that supports OAuth signs "
+            "in when it connects; otherwise add --header 'Authorization: Bearer TOKEN'"
+        )
+    return None, (
+        f"could not reach {url} as an MCP server ({reason}); start it before the host connects"
+    )
 
 
 async def _server_name(url: str, headers: dict[str, str]) -> str | None:

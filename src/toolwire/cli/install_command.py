@@ -35,7 +35,11 @@ def add_parser(commands: Any) -> None:
             "Other entries stay; the previous file is kept as <file>.bak."
         ),
     )
-    parser.add_argument("target", metavar="FILE[:OBJECT] | URL")
+    parser.add_argument(
+        "target",
+        metavar="FILE[:OBJECT] | URL",
+        help="a server file (the host starts it) or a running server's http(s) URL",
+    )
     parser.add_argument(
         "--client",
         choices=CLIENTS,
@@ -139,10 +143,7 @@ def _install(options: argparse.Namespace) -> None:
         if target_is_url:
             found, problem = _probe(url, header_values)
             if problem is not None:
-                warnings.append(
-                    f"{url} did not answer as an MCP server ({problem}); "
-                    "start it before the host connects"
-                )
+                warnings.append(problem)
             name = name or found
         entry = shape.url_entry(url, header_values)
     else:
@@ -221,8 +222,20 @@ def report(
         undo += f", or restore the previous file {written.backup}"
     lines.append(undo)
     if host.key == "claude-code":
-        lines.append(
-            "  for all your projects instead: claude mcp add-json --scope user "
-            f"{shlex.quote(name)} {shlex.quote(json.dumps(entry))}"
-        )
+        shown, secret = _masked(entry)
+        line = "  for all your projects instead: claude mcp add-json --scope user "
+        line += f"{shlex.quote(name)} {shlex.quote(json.dumps(shown))}"
+        if secret:
+            line += " (with the values of that file in place of <...>)"
+        lines.append(line)
     return "\n".join(lines)
+
+
+def _masked(entry: JSON) -> tuple[JSON, bool]:
+    """``entry`` with its environment and header values replaced by ``<NAME>``."""
+    shown, secret = dict(entry), False
+    for key in ("env", "headers"):
+        if entry.get(key):
+            shown[key] = {name: f"<{name}>" for name in entry[key]}
+            secret = True
+    return shown, secret
