@@ -247,7 +247,10 @@ def test_a_server_whose_tools_all_need_scopes_is_installed_with_a_warning(tmp_pa
 def test_some_tools_hidden_says_which(tmp_path: Path) -> None:
     server = tmp_path / "mixed.py"
     server.write_text(
-        "from toolwire import Server\nmcp = Server('Mixed')\n"
+        "import contextlib, pathlib\nfrom toolwire import Server\n"
+        "@contextlib.asynccontextmanager\nasync def life(server):\n"
+        f"    pathlib.Path({str(tmp_path / 'started')!r}).touch()\n    yield\n"
+        "mcp = Server('Mixed', lifespan=life)\n"
         "@mcp.tool()\ndef open_tool() -> str:\n    return 'x'\n"
         "@mcp.tool(scopes=['admin'])\ndef admin_tool() -> str:\n    return 'y'\n",
         encoding="utf-8",
@@ -255,6 +258,7 @@ def test_some_tools_hidden_says_which(tmp_path: Path) -> None:
     result = toolwire(str(server), "--json", home=tmp_path / "home")
     assert result.returncode == 0, result.stderr
     assert "the host will list 1 of 2 tools: admin_tool need scopes (admin)" in result.stderr
+    assert not (tmp_path / "started").exists()  # checked without starting the server
 
 
 class Recorded:

@@ -11,28 +11,34 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from ..auth.tokens import may_use
 from ..client import Client
 
 TIMEOUT = 10.0
 
 
 def stdio_warning(server: Any) -> str | None:
-    """Why a stdio host will not see some (or all) of the server's tools, or None."""
+    """Why a stdio host will not see some (or all) of the server's tools, or None.
+
+    Decided from the tools' own rules, as ``tools/list`` applies them to a caller without a
+    token, without starting the server (its lifespan may open files or connections)."""
     tools = [tool for tool in getattr(server, "tools", ()) if tool.enabled]
-    guarded = [tool for tool in tools if tool.scopes or tool.auth is not None]
-    if not guarded:
-        return None
-    visible = {tool["name"] for tool in asyncio.run(_anonymous_tools(server))}
-    hidden = [tool for tool in guarded if tool.name not in visible]
+    hierarchy = getattr(server, "scope_hierarchy", None)
+    hidden = [
+        tool
+        for tool in tools
+        if (tool.scopes or tool.auth is not None) and not may_use(None, tool, hierarchy)
+    ]
     if not hidden:
         return None
+    visible = len(tools) - len(hidden)
     scopes = sorted({scope for tool in hidden for scope in tool.scopes})
     need = f"scopes ({', '.join(scopes)})" if scopes else "an authorized caller"
     if not visible:
         head = f"the host will list 0 tools: all {len(hidden)} tools of {server.name!r} need {need}"
     else:
         head = (
-            f"the host will list {len(visible)} of {len(tools)} tools: "
+            f"the host will list {visible} of {len(tools)} tools: "
             f"{', '.join(tool.name for tool in hidden)} need {need}"
         )
     return (
@@ -40,11 +46,6 @@ def stdio_warning(server: Any) -> str | None:
         "HTTP with authorization and install its URL instead (--url URL, or give the URL "
         "as the target)."
     )
-
-
-async def _anonymous_tools(server: Any) -> list[dict[str, Any]]:
-    async with Client(server, timeout=TIMEOUT) as client:
-        return await client.list_tools()
 
 
 def probe(url: str, headers: dict[str, str]) -> tuple[str | None, str | None]:
