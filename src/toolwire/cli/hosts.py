@@ -4,16 +4,15 @@ Each host keeps its servers in a JSON object (``mcpServers``, or ``servers`` for
 mapping a name to an entry. A local entry starts a command (stdio); a remote entry names a
 URL (Streamable HTTP), under the key the host documents:
 
-==============  ===============================================  ==========================
-host            file (user / project)                            remote entry
-==============  ===============================================  ==========================
-claude-desktop  <config>/Claude/claude_desktop_config.json / -   none (Settings > Connectors)
-claude-code     - / ./.mcp.json                                  ``type: http``, ``url``
-cursor          ~/.cursor/mcp.json / ./.cursor/mcp.json          ``url``
-vscode          <config>/Code/User/mcp.json / ./.vscode/mcp.json ``type: http``, ``url``
-windsurf        ~/.codeium/windsurf/mcp_config.json / -          ``serverUrl``
-gemini-cli      ~/.gemini/settings.json / ./.gemini/settings.json ``httpUrl``
-==============  ===============================================  ==========================
+* claude-desktop: ``<config>/Claude/claude_desktop_config.json``; no remote entries in the
+  file (Claude Desktop adds remote servers under Settings > Connectors);
+* claude-code: ``./.mcp.json`` (the project's); remote ``{"type": "http", "url": ...}``;
+* cursor: ``~/.cursor/mcp.json`` or ``./.cursor/mcp.json``; remote ``{"url": ...}``;
+* vscode: ``<config>/Code/User/mcp.json`` or ``./.vscode/mcp.json``, under ``servers``;
+  remote ``{"type": "http", "url": ...}``;
+* windsurf: ``~/.codeium/windsurf/mcp_config.json``; remote ``{"serverUrl": ...}``;
+* gemini-cli: ``~/.gemini/settings.json`` or ``./.gemini/settings.json``; remote
+  ``{"httpUrl": ...}``.
 
 ``<config>`` is ``~/Library/Application Support`` on macOS, ``%APPDATA%`` on Windows and
 ``$XDG_CONFIG_HOME`` (default ``~/.config``) elsewhere. Claude Code's user-wide servers live in
