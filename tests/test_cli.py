@@ -3,8 +3,7 @@
 ``inspect`` and ``call`` reach the server in memory; ``run`` serves it over stdio and HTTP and
 is driven by toolwire's ``Client`` with every message checked against the negotiated
 revision's schema. Files that give no server fail with exit code 2 and one readable line,
-never a traceback. ``install`` only ever edits configuration files under the test's temporary
-home.
+never a traceback. ``install`` has its own tests (``test_install.py``).
 """
 
 from __future__ import annotations
@@ -254,76 +253,6 @@ async def test_run_serves_http_on_the_given_port() -> None:
         process.terminate()
         code = await asyncio.wait_for(process.wait(), TIMEOUT)
     assert code == 0
-
-
-# ------------------------------------------------------------------ install
-
-
-@pytest.mark.parametrize(
-    ("client", "key", "relative"),
-    [
-        ("claude-desktop", "mcpServers", ".config/Claude/claude_desktop_config.json"),
-        ("cursor", "mcpServers", ".cursor/mcp.json"),
-        ("vscode", "servers", "work/.vscode/mcp.json"),
-    ],
-)
-def test_install_keeps_entries_backs_up_and_needs_force(
-    tmp_path: Path, client: str, key: str, relative: str
-) -> None:
-    home = tmp_path / "home"
-    (home / "work").mkdir(parents=True)
-    path = home / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    before = {key: {"other": {"command": "other-server"}}, "theme": "dark"}
-    path.write_text(json.dumps(before), encoding="utf-8")
-
-    result = toolwire("install", str(CALCULATOR), "--client", client, cwd=home / "work", home=home)
-    assert result.returncode == 0, result.stderr
-    config = json.loads(path.read_text(encoding="utf-8"))
-    assert config["theme"] == "dark" and config[key]["other"] == {"command": "other-server"}
-    entry = config[key]["Calculator"]
-    assert entry["command"] == sys.executable
-    assert entry["args"] == ["-m", "toolwire", "run", str(CALCULATOR.resolve())]
-    assert entry.get("type") == ("stdio" if client == "vscode" else None)
-    assert json.loads(path.with_name(path.name + ".bak").read_text(encoding="utf-8")) == before
-
-    # Same name, different server: refused without --force, replaced with it.
-    other = write(tmp_path / "calc2.py", SERVER_TOOL.format(name="mcp", title="Calculator"))
-    refused = toolwire("install", str(other), "--client", client, cwd=home / "work", home=home)
-    assert refused.returncode == 2 and "--force" in refused.stderr
-    assert json.loads(path.read_text(encoding="utf-8"))[key]["Calculator"] == entry
-    forced = toolwire(
-        "install", str(other), "--client", client, "--force", cwd=home / "work", home=home
-    )
-    assert forced.returncode == 0, forced.stderr
-    replaced = json.loads(path.read_text(encoding="utf-8"))[key]
-    assert replaced["Calculator"]["args"][-1] == str(other.resolve())
-    assert replaced["other"] == {"command": "other-server"}
-
-
-def test_install_with_config_and_name_and_a_broken_config(tmp_path: Path) -> None:
-    path = tmp_path / "new" / "mcp.json"
-    result = toolwire(
-        "install",
-        f"{CALCULATOR}:mcp",
-        "--client",
-        "cursor",
-        "--config",
-        str(path),
-        "--name",
-        "calc",
-    )
-    assert result.returncode == 0, result.stderr
-    config = json.loads(path.read_text(encoding="utf-8"))
-    assert config["mcpServers"]["calc"]["args"][-1] == f"{CALCULATOR.resolve()}:mcp"
-    assert not path.with_name("mcp.json.bak").exists()  # nothing was there to back up
-
-    broken = write(tmp_path / "broken.json", '{\n  "mcpServers": {,\n}\n')
-    result = toolwire("install", str(CALCULATOR), "--client", "cursor", "--config", str(broken))
-    assert result.returncode == 2
-    assert f"{broken}:2:" in result.stderr and "not valid JSON" in result.stderr
-    assert broken.read_text(encoding="utf-8") == '{\n  "mcpServers": {,\n}\n'
-    no_traceback(result)
 
 
 def test_import_toolwire_does_not_load_the_cli() -> None:

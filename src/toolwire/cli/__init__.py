@@ -8,7 +8,8 @@
     toolwire dev http://127.0.0.1:8000/mcp # or any server: a URL, or --command "CMD ARGS"
     toolwire inspect server.py [--json]    # tools, resources, templates, prompts
     toolwire call server.py divide a=1 b=0 # exit 1: the result is an error
-    toolwire install server.py --client claude-desktop|cursor|vscode
+    toolwire install server.py --client cursor   # also claude-desktop, claude-code, vscode, ...
+    toolwire install http://127.0.0.1:8000/mcp --client vscode   # a running HTTP server
     toolwire version                       # or toolwire --version
 
 ``inspect`` and ``call`` take a file, a URL (with ``--header``) or ``--command`` as ``dev``
@@ -24,7 +25,6 @@ import argparse
 import contextlib
 import shlex
 import sys
-from pathlib import Path
 
 from .. import __version__
 from ..protocol.revisions import REVISIONS
@@ -117,14 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--json", action="store_true", help="print structuredContent as JSON")
     call.set_defaults(command_parser=call)
 
-    from .install import CLIENTS
+    from .install_command import add_parser as add_install
 
-    install = commands.add_parser("install", help="add FILE to an MCP host's configuration")
-    install.add_argument("target", metavar="FILE[:OBJECT]")
-    install.add_argument("--client", required=True, choices=CLIENTS)
-    install.add_argument("--name", help="the entry's name (default: the server's name)")
-    install.add_argument("--config", type=Path, help="the configuration file to edit")
-    install.add_argument("--force", action="store_true", help="replace an entry of that name")
+    add_install(commands)
 
     commands.add_parser("version", help="toolwire, Python and MCP revision versions")
     return parser
@@ -189,6 +184,10 @@ def _dispatch(options: argparse.Namespace) -> int:
         return _dev(options)
     if options.command in ("inspect", "call"):
         return _client_command(options)
+    if options.command == "install":
+        from .install_command import command as install
+
+        return install(options)
     from .progress import spinner
 
     quiet = options.command == "run"  # a stdio server's terminal belongs to the protocol
@@ -201,7 +200,7 @@ def _dispatch(options: argparse.Namespace) -> int:
         return commands.run(
             server, options.transport, options.host, options.port, options.path, options.log_level
         )
-    return _install(options, server.name)
+    return commands.usage_error(f"unknown command {options.command!r}")
 
 
 def _sort_call_words(options: argparse.Namespace, extra: list[str]) -> None:
@@ -295,20 +294,3 @@ def _dev(options: argparse.Namespace) -> int:
         open_browser=not options.no_browser,
         protocol_version=options.protocol_version,
     )
-
-
-def _install(options: argparse.Namespace, server_name: str) -> int:
-    from .commands import OK, usage_error
-    from .install import InstallError, install
-
-    path, name = split_target(options.target)
-    target = str(path.resolve()) + (f":{name}" if name else "")
-    try:
-        written = install(
-            options.client, target, options.name or server_name, options.config, options.force
-        )
-    except (InstallError, OSError) as error:
-        return usage_error(str(error))
-    if sys.stderr.isatty():
-        print(f"added {options.name or server_name!r} to {written}", file=sys.stderr)
-    return OK

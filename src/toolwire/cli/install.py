@@ -1,10 +1,9 @@
-"""``toolwire install FILE --client ...``: add the server to an MCP host's configuration.
+"""Editing an MCP host's configuration file for ``toolwire install``.
 
-The host starts ``<this python> -m toolwire run <absolute FILE>``, so the server runs with
-the interpreter (and virtual environment) toolwire is installed in, whatever the host's own
-PATH is. The configuration file is edited, never replaced: other entries stay, the previous
-file is kept as ``<file>.bak``, the new one is written next to it and moved into place, and an
-existing entry of the same name is only overwritten with ``--force``.
+The file is edited, never replaced: other entries and settings stay, the previous file is
+kept as ``<file>.bak``, the new one is written next to it and moved into place, and an
+existing entry of the same name is only overwritten with ``--force``. The command itself
+(arguments, checks, what it prints) is in :mod:`toolwire.cli.install_command`.
 """
 
 from __future__ import annotations
@@ -12,59 +11,46 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .hosts import HOSTS
+
 JSON = dict[str, Any]
-CLIENTS = ("claude-desktop", "cursor", "vscode")
+CLIENTS = tuple(HOSTS)
 
 
 class InstallError(Exception):
     """The configuration could not be updated; the message says why."""
 
 
-def config_path(client: str) -> Path:
-    """Where each host reads its MCP servers (home from ``HOME``/``USERPROFILE``)."""
-    home = Path(os.path.expanduser("~"))
-    if client == "cursor":
-        return home / ".cursor" / "mcp.json"
-    if client == "vscode":
-        return Path.cwd() / ".vscode" / "mcp.json"  # the workspace's configuration
-    if sys.platform == "darwin":
-        folder = home / "Library" / "Application Support"
-    elif sys.platform == "win32":
-        folder = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming")
-    else:
-        folder = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    return folder / "Claude" / "claude_desktop_config.json"
+@dataclass
+class Written:
+    path: Path
+    backup: Path | None  # the previous file, when there was one
+    replaced: bool  # an entry of that name was there (and differed)
+    unchanged: bool  # the same entry was already there: nothing was written
 
 
-def server_entry(client: str, target: str) -> JSON:
-    entry: JSON = {"type": "stdio"} if client == "vscode" else {}
-    entry["command"] = sys.executable
-    entry["args"] = ["-m", "toolwire", "run", target]
-    return entry
-
-
-def install(client: str, target: str, name: str, path: Path | None, force: bool) -> Path:
-    """Write the entry for ``target`` under ``name``; returns the configuration file."""
-    path = path or config_path(client)
-    key = "servers" if client == "vscode" else "mcpServers"
+def install(path: Path, key: str, name: str, entry: JSON, force: bool) -> Written:
+    """Put ``entry`` under ``config[key][name]`` in the JSON file at ``path``."""
     config = _read(path)
     servers = config.setdefault(key, {})
     if not isinstance(servers, dict):
         raise InstallError(f"{path}: {key!r} is not a JSON object")
-    entry = server_entry(client, target)
-    if name in servers and servers[name] != entry and not force:
+    if servers.get(name) == entry:
+        return Written(path, None, False, True)
+    replaced = name in servers
+    if replaced and not force:
         raise InstallError(
             f"{path}: a server named {name!r} is already configured; "
             "use --force to replace it or --name to choose another name"
         )
     servers[name] = entry
-    _write(path, config)
-    return path
+    backup = _write(path, config)
+    return Written(path, backup, replaced, False)
 
 
 def _read(path: Path) -> JSON:
@@ -85,10 +71,12 @@ def _read(path: Path) -> JSON:
     return config
 
 
-def _write(path: Path, config: JSON) -> None:
+def _write(path: Path, config: JSON) -> Path | None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
     if path.exists():
-        shutil.copy2(path, path.with_name(path.name + ".bak"))
+        backup = path.with_name(path.name + ".bak")
+        shutil.copy2(path, backup)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
@@ -98,3 +86,4 @@ def _write(path: Path, config: JSON) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    return backup
