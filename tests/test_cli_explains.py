@@ -202,7 +202,8 @@ def test_inspect_lists_resources_templates_and_prompts_with_descriptions() -> No
     result = toolwire("inspect", str(DOCS))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "Docs 0.1.0 - 1 tool, 12 resources, 1 resource template, 1 prompt"
+    pages = len(list((EXAMPLES.parent / "docs").rglob("*.md")))  # the example serves docs/
+    assert lines[0] == f"Docs 0.1.0 - 1 tool, {pages} resources, 1 resource template, 1 prompt"
     for heading in ("Tools:", "Resources:", "Resource templates:", "Prompts:"):
         assert heading in lines
     assert "      query*: string  Words to look for (case does not matter)" in lines
