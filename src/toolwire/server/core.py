@@ -114,7 +114,8 @@ class ServerCore:
         info: JSON = {"name": name, "version": self.version}
         if icons:  # dicts, or Icon models (toolwire.types.Icon, the SDK's mcp.types.Icon)
             icons = [
-                i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons
+                i.model_dump(by_alias=True, exclude_none=True) if hasattr(i, "model_dump") else i
+                for i in icons
             ]
         for key, value in (
             ("title", title),
