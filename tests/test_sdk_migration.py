@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
@@ -39,10 +40,16 @@ START = 20.0  # seconds for a subprocess to import toolwire and start listening
 async def official_http(script: str) -> AsyncIterator[str]:
     """Run ``script`` as ``__main__`` (its own ``mcp.run(...)``) on a free port; yields
     the MCP endpoint's URL once the server listens."""
+    runner = [sys.executable, str(SERVERS / "run_official.py"), str(SERVERS / script)]
+    async with listening(runner, rb"^listening (\d+)") as port:
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@contextlib.asynccontextmanager
+async def listening(command: list[str], announce: bytes) -> AsyncIterator[int]:
+    """Run ``command``; yields the port of the first stderr line matching ``announce``."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(SERVERS / "run_official.py"),
-        str(SERVERS / script),
+        *command,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
@@ -55,13 +62,13 @@ async def official_http(script: str) -> AsyncIterator[str]:
             while True:
                 line = await process.stderr.readline()  # type: ignore[union-attr]
                 if not line:
-                    raise AssertionError(f"{script} exited before listening: {seen.decode()}")
-                if line.startswith(b"listening "):
-                    return int(line.split()[1])
+                    raise AssertionError(f"{command} exited before listening: {seen.decode()}")
+                found = re.search(announce, line)
+                if found:
+                    return int(found.group(1))
                 seen += line
 
-        url = f"http://127.0.0.1:{await asyncio.wait_for(port(), START)}/mcp"
-        yield url
+        yield await asyncio.wait_for(port(), START)
     finally:
         if process.returncode is None:
             process.terminate()
@@ -140,6 +147,28 @@ async def test_stateless_json_configuration_over_http() -> None:
         assert called.json()["result"]["content"] == [{"type": "text", "text": "Hello, Ada!"}]
         async with checked_client(url, MODERN) as client:
             assert (await client.call_tool("greet", {})).text == "Hello, World!"
+
+
+async def test_mounted_in_starlette_with_the_session_manager() -> None:
+    command = [sys.executable, "-m", "uvicorn", "official_mounted:app", "--app-dir"]
+    command += [str(SERVERS), "--host", "127.0.0.1", "--port", "0"]
+    async with listening(command, rb"Uvicorn running on http://127\.0\.0\.1:(\d+)") as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with checked_client(url, LEGACY) as client:
+            assert (await client.call_tool("hello", {})).text == "Hello from MCP!"
+        async with checked_client(url, MODERN) as client:
+            assert (await client.call_tool("hello", {})).text == "Hello from MCP!"
+        checker = WireChecker(LEGACY)
+        async with httpx.AsyncClient(timeout=10) as http:
+            checker.client_sent(initialize())
+            answer = await http.post(url, content=orjson.dumps(initialize()), headers=HEADERS)
+        checker.server_sent(answer.content)
+        assert answer.headers["content-type"].startswith("application/json")
+
+
+def test_session_manager_needs_the_app_first() -> None:
+    with pytest.raises(RuntimeError, match="streamable_http_app"):
+        Server("Demo").session_manager  # noqa: B018
 
 
 # ------------------------------------------------------------ constructor settings, over stdio
@@ -328,6 +357,7 @@ def test_sdk_auth_settings_need_a_verifier() -> None:
     settings = AuthSettings(
         issuer_url="https://auth.example.com",  # type: ignore[arg-type]
         resource_server_url="http://127.0.0.1/mcp",  # type: ignore[arg-type]
+        validate_token_resource=False,
     )
     with pytest.raises(ValueError, match="token_verifier"):
         Server("Weather", auth=settings)

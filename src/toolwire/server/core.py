@@ -481,11 +481,24 @@ class ServerCore:
             options["allowed_hosts"] = ["*"]  # not a local server: no DNS-rebinding host check
         if self.max_message_bytes is not None:
             options.setdefault("max_body_bytes", self.max_message_bytes)
-        return HttpApp(self, path=path, **options)
+        app = HttpApp(self, path=path, **options)
+        self._http_app = app
+        return app
 
     def streamable_http_app(self, **options: Any) -> Any:
         """The official SDK's name for :meth:`http_app`, with its options."""
         return self.http_app(**options)
+
+    @property
+    def session_manager(self) -> Any:
+        """The official SDK's ``session_manager`` of the last app :meth:`http_app` built:
+        ``async with mcp.session_manager.run():`` runs its lifespan where it is mounted."""
+        app = getattr(self, "_http_app", None)
+        if app is None:
+            raise RuntimeError("Build the app first: mcp.streamable_http_app() or mcp.http_app()")
+        from .sdk_options import SessionManager
+
+        return SessionManager(app)
 
     def _run_http(
         self, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning", **options: Any

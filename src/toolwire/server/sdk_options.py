@@ -19,12 +19,15 @@ instead, unless ignoring it changes nothing a client can see. Nothing here runs 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import warnings
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["Settings", "absorb", "http_options"]
+__all__ = ["SessionManager", "Settings", "absorb", "http_options"]
 
 logger = logging.getLogger("toolwire")
 
@@ -251,3 +254,34 @@ def guard_options(security: Any) -> dict[str, Any]:
         else:
             hosts.append(host.rsplit(":", 1)[0] if host.count(":") == 1 else host)
     return {"allowed_hosts": hosts, "allowed_origins": list(security.allowed_origins)}
+
+
+class SessionManager:
+    """The SDK's ``mcp.session_manager``: ``async with mcp.session_manager.run():`` in the
+    lifespan of the app that mounts ``mcp.streamable_http_app()`` starts and stops the
+    server as the app's own lifespan would (a mounted app gets no lifespan events)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    @contextlib.asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        inbox: asyncio.Queue[dict[str, str]] = asyncio.Queue()
+        started = asyncio.Event()
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "lifespan.startup.complete":
+                started.set()
+
+        lifespan = asyncio.ensure_future(self.app({"type": "lifespan"}, inbox.get, send))
+        await inbox.put({"type": "lifespan.startup"})
+        await asyncio.wait(
+            [lifespan, asyncio.ensure_future(started.wait())], return_when="FIRST_COMPLETED"
+        )
+        if lifespan.done():
+            lifespan.result()  # the start failed: raise why
+        try:
+            yield
+        finally:
+            await inbox.put({"type": "lifespan.shutdown"})
+            await lifespan
