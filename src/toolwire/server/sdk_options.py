@@ -154,7 +154,6 @@ def configure_logging(level: str) -> None:
     """As the SDK does: the root logger at ``level``, to stderr, unless logging was
     configured already (``logging.basicConfig`` leaves an existing configuration alone)."""
     logging.basicConfig(level=level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger().setLevel(level.upper())
 
 
 def resource_server(settings: Any, verifier: Any) -> Any:
