@@ -18,6 +18,7 @@ import os
 import re
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -123,6 +124,23 @@ async def test_quickstart_runs_over_http_with_only_the_import_changed(script: st
         checker.server_sent(answer.content)
         assert answer.json()["result"]["serverInfo"]["name"] == "Demo"
         assert "mcp-session-id" in answer.headers  # stateful unless told otherwise
+
+
+async def test_fastmcp_quickstart_under_toolwire_run_keeps_its_constructor_settings() -> None:
+    toolwire = str(Path(sys.executable).with_name("toolwire"))
+    command = [toolwire, "run", str(SERVERS / "official_fastmcp_quickstart.py")]
+    command += ["--transport", "http", "--port", "0", "--log-level", "info"]
+    async with listening(command, rb"Uvicorn running on http://127\.0\.0\.1:(\d+)") as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with checked_client(url, LEGACY) as client:
+            assert (await client.call_tool("add", {"a": 2, "b": 3})).text == "5"
+        checker = WireChecker(LEGACY)
+        async with httpx.AsyncClient(timeout=10) as http:
+            checker.client_sent(initialize())
+            answer = await http.post(url, content=orjson.dumps(initialize()), headers=HEADERS)
+        checker.server_sent(answer.content)
+        # FastMCP("Demo", json_response=True): the CLI serves it with JSON responses too
+        assert answer.headers["content-type"].startswith("application/json")
 
 
 async def test_stateless_json_configuration_over_http() -> None:
