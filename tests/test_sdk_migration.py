@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import os
 import re
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -223,6 +224,21 @@ def test_constructor_keeps_the_sdk_settings() -> None:
     }
     app = mcp.http_app()
     assert app.json_response is True and app.stateless is True
+
+
+@pytest.mark.parametrize(
+    ("setup", "level"),
+    [("", "DEBUG"), ("import logging; logging.basicConfig(level='ERROR'); ", "ERROR")],
+)
+def test_log_level_configures_logging_as_the_sdk_does(setup: str, level: str) -> None:
+    # the root logger at log_level, unless the program configured logging first
+    code = setup + (
+        "import logging; from toolwire import Server; Server('x', log_level='DEBUG'); "
+        "print(logging.getLevelName(logging.getLogger().level))"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.decode().strip() == level
 
 
 def test_constructor_registers_tools_given_as_functions() -> None:
