@@ -23,8 +23,7 @@ import asyncio
 import contextlib
 import logging
 import warnings
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, fields
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 __all__ = ["SessionManager", "Settings", "absorb", "http_options"]
@@ -71,7 +70,6 @@ REFUSED = {
 }
 
 
-@dataclass
 class Settings:
     """The SDK's ``mcp.settings``: what the constructor was given, read back at run time.
 
@@ -95,25 +93,40 @@ class Settings:
     warn_on_duplicate_resources: bool = True
     warn_on_duplicate_tools: bool = True
     warn_on_duplicate_prompts: bool = True
-    dependencies: list[str] = field(default_factory=list)
     lifespan: Any = None
     auth: Any = None
-    given: frozenset[str] = field(default=frozenset(), repr=False)
+
+    def __init__(self, dependencies: Iterable[str] = (), **given: Any) -> None:
+        self.dependencies = list(dependencies)
+        for name, value in given.items():
+            setattr(self, name, value)
+        self.given = frozenset(given)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in sorted(self.given))
+        return f"Settings({shown})"
 
     def run_defaults(self) -> dict[str, Any]:
         """The transport settings given or changed since construction, as run() options."""
-        defaults = Settings()
+        default = type(self)
         options = {
             name: getattr(self, name)
             for name in TRANSPORT_SETTINGS
-            if name in self.given or getattr(self, name) != getattr(defaults, name)
+            if name in self.given or getattr(self, name) != getattr(default, name)
         }
-        if "log_level" in self.given or self.log_level != defaults.log_level:
+        if "log_level" in self.given or self.log_level != default.log_level:
             options["log_level"] = self.log_level.lower()  # uvicorn's, as the SDK passes it
         return options
 
 
-SETTING_NAMES = frozenset(f.name for f in fields(Settings)) - {"given", "lifespan", "auth"}
+SETTING_NAMES = frozenset(TRANSPORT_SETTINGS) | {
+    "debug",
+    "log_level",
+    "dependencies",
+    "warn_on_duplicate_resources",
+    "warn_on_duplicate_tools",
+    "warn_on_duplicate_prompts",
+}
 
 
 def absorb(options: dict[str, Any]) -> tuple[Settings, dict[str, Any], list[Any]]:
@@ -127,7 +140,7 @@ def absorb(options: dict[str, Any]) -> tuple[Settings, dict[str, Any], list[Any]
             raise TypeError(f"Server() does not take {name}=: {alternative}")
         options.pop(name, None)
     taken = {name: options.pop(name) for name in list(options) if name in SETTING_NAMES}
-    settings = Settings(**taken, given=frozenset(taken))
+    settings = Settings(**taken)
     settings.lifespan = options.get("lifespan")
     if settings.debug:
         options.setdefault("mask_errors", False)  # the SDK's debug mode shows details

@@ -32,7 +32,6 @@ from .core import JSON, ServerCore, unknown_tool
 from .inputs import InputRequired, InvalidAnswer
 from .prompts import PromptRegistry
 from .resources import ResourceRegistry
-from .sdk_options import absorb
 from .session import Request, ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -84,6 +83,8 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     ) -> None:
         # The official SDK's constructor options (debug, log_level, host, port,
         # json_response, auth=AuthSettings(...), ...) with the same meaning.
+        from .sdk_options import absorb
+
         settings, options, tools = absorb(options)
         super().__init__(name, version, instructions, **options)
         self.settings = settings
