@@ -150,14 +150,13 @@ def absorb(options: dict[str, Any]) -> tuple[Settings, dict[str, Any], list[Any]
     for tool in tools:
         if not callable(tool):
             raise TypeError(
-                f"Server(tools=[...]) takes functions, not {type(tool).__name__}: "
-                "or register them with @mcp.tool() / mcp.add_tool(fn)"
+                f"Server(tools=[...]) takes functions, not {type(tool).__name__} objects; "
+                "register a function with @mcp.tool() or mcp.add_tool(fn)"
             )
     verifier = options.pop("token_verifier", None)
-    auth = options.get("auth")
+    auth = settings.auth = options.get("auth")
     if auth is not None and hasattr(auth, "issuer_url") and hasattr(auth, "resource_server_url"):
         options["auth"] = resource_server(auth, verifier)
-        settings.auth = auth
     elif verifier is not None:
         raise ValueError("Cannot specify token_verifier without auth settings")
     return settings, options, tools
