@@ -162,7 +162,8 @@ class Tool:
         self.sensitive = frozenset((sensitive,) if isinstance(sensitive, str) else sensitive)
         self.meta = meta
         self.icons = [
-            i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
+            i.model_dump(by_alias=True, exclude_none=True) if hasattr(i, "model_dump") else i
+            for i in icons or ()
         ]
         self.is_async = is_async(fn)
         self.blocking = blocking

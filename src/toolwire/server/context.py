@@ -77,6 +77,11 @@ _SENT = _Sent()
 class Context:
     """The calling request: its id, the client, the revision, and ways to talk back."""
 
+    def __class_getitem__(cls, item: Any) -> type[Context]:
+        # ``ctx: Context[AppContext]`` (the official SDK's way to type the lifespan
+        # context) names the same injected parameter as ``ctx: Context``.
+        return cls
+
     def __init__(
         self, connection: ServerConnection, request: Request, answers: dict[str, Any] | None = None
     ) -> None:

@@ -112,6 +112,11 @@ class ServerCore:
         self.version = version or __version__
         self.instructions = instructions
         info: JSON = {"name": name, "version": self.version}
+        if icons:  # dicts, or Icon models (toolwire.types.Icon, the SDK's mcp.types.Icon)
+            icons = [
+                i.model_dump(by_alias=True, exclude_none=True) if hasattr(i, "model_dump") else i
+                for i in icons
+            ]
         for key, value in (
             ("title", title),
             ("description", description),
@@ -424,7 +429,9 @@ class ServerCore:
         """Serve: ``"stdio"`` (default) until the client goes away, or ``"http"`` (Streamable
         HTTP with uvicorn: ``host="127.0.0.1"``, ``port=8000``, ``path="/mcp"`` and the
         options of :meth:`http_app`) until stopped; ``on_listening=callback(host, port)`` is
-        called once the port accepts connections.
+        called once the port accepts connections. The official SDK's names
+        (``transport="streamable-http"``, ``streamable_http_path``, ``stateless_http``, ...)
+        mean the same (:mod:`toolwire.server.sdk_options`).
 
         ``SIGTERM`` or ``SIGINT`` stops either gracefully: no new requests, calls in flight
         get ``shutdown_grace`` seconds to answer, the rest are cancelled, the lifespan is
@@ -434,24 +441,65 @@ class ServerCore:
 
             run_stdio(self.run_stdio_async, **options)
         elif transport in ("http", "streamable-http"):
-            self._run_http(**options)
+            self._run_http(**self._sdk_http_options(options))
+        elif transport == "sse":
+            raise ValueError(
+                "The HTTP+SSE transport (deprecated by the protocol since 2025-03-26) is not "
+                "offered: use transport='streamable-http', which every current client speaks "
+                "(served at http://127.0.0.1:8000/mcp by default)"
+            )
         else:
             raise ValueError(f"Unknown transport {transport!r}: use 'stdio' or 'http'")
 
-    def http_app(self, path: str = "/mcp", **options: Any) -> Any:
-        """An ASGI application serving this server over Streamable HTTP at ``path``.
+    def _sdk_http_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """HTTP options with the official SDK's names translated, over the transport
+        settings given to the constructor (``Server.settings``)."""
+        from .sdk_options import http_options
+
+        settings = getattr(self, "settings", None)
+        return http_options(settings.run_defaults() if settings is not None else {}, options)
+
+    def http_app(self, path: str | None = None, **options: Any) -> Any:
+        """An ASGI application serving this server over Streamable HTTP at ``path``
+        (``"/mcp"`` by default).
 
         Mount it in any ASGI framework or run it with any ASGI server. Options:
         ``json_response``, ``stateless``, ``allowed_hosts``, ``allowed_origins``,
         ``max_body_bytes``, ``max_streams``, ``max_client_streams``,
         ``max_session_streams``, ``max_sessions``, ``max_client_sessions``, ``retry_ms``,
-        ``body_timeout`` (see :class:`toolwire.transports.http.HttpApp`).
+        ``body_timeout`` (see :class:`toolwire.transports.http.HttpApp`), and the official
+        SDK's ``streamable_http_app()`` options (``streamable_http_path``,
+        ``stateless_http``, ``transport_security``, ...).
         """
         from ..transports.http import HttpApp
 
+        options = self._sdk_http_options(options)
+        path = path or options.pop("path", "/mcp")
+        options.pop("port", None)
+        options.pop("log_level", None)
+        host = options.pop("host", "127.0.0.1")
+        if host not in ("127.0.0.1", "localhost", "::1") and "allowed_hosts" not in options:
+            options["allowed_hosts"] = ["*"]  # not a local server: no DNS-rebinding host check
         if self.max_message_bytes is not None:
             options.setdefault("max_body_bytes", self.max_message_bytes)
-        return HttpApp(self, path=path, **options)
+        app = HttpApp(self, path=path, **options)
+        self._http_app = app
+        return app
+
+    def streamable_http_app(self, **options: Any) -> Any:
+        """The official SDK's name for :meth:`http_app`, with its options."""
+        return self.http_app(**options)
+
+    @property
+    def session_manager(self) -> Any:
+        """The official SDK's ``session_manager`` of the last app :meth:`http_app` built:
+        ``async with mcp.session_manager.run():`` runs its lifespan where it is mounted."""
+        app = getattr(self, "_http_app", None)
+        if app is None:
+            raise RuntimeError("Build the app first: mcp.streamable_http_app() or mcp.http_app()")
+        from .sdk_options import SessionManager
+
+        return SessionManager(app)
 
     def _run_http(
         self,
@@ -465,12 +513,10 @@ class ServerCore:
 
         if importlib.util.find_spec("uvicorn") is None:
             raise RuntimeError("HTTP needs the http extra: pip install 'toolwire[http]'")
-        if host not in ("127.0.0.1", "localhost", "::1") and "allowed_hosts" not in options:
-            options["allowed_hosts"] = ["*"]  # not a local server: no DNS-rebinding host check
         from ..transports.http_run import serve_uvicorn
 
         serve_uvicorn(
-            self.http_app(**options),
+            self.http_app(host=host, **options),
             host=host,
             port=port,
             log_level=log_level,

@@ -59,6 +59,11 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     ``max_queued_calls_per_caller`` (256) calls waiting, past which a call is refused at once
     (-31429, HTTP 429); a 2025-03-26 batch holds at most ``max_batch_size`` (100) messages,
     past which it is refused whole (-32600) and nothing of it runs.
+
+    The official SDK's constructor options (``MCPServer``/``FastMCP``: ``debug``,
+    ``log_level``, ``dependencies``, ``auth`` with ``token_verifier``, ``mcp`` 1.x's
+    ``host``/``port``/``json_response``/``stateless_http``...) are accepted with the same
+    meaning and kept on :attr:`settings` (see :mod:`toolwire.server.sdk_options`).
     """
 
     def __init__(
@@ -76,7 +81,14 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         strip_control_sequences: bool = False,
         **options: Any,
     ) -> None:
+        # The official SDK's constructor options (debug, log_level, host, port,
+        # json_response, auth=AuthSettings(...), ...) with the same meaning.
+        from .sdk_options import absorb
+
+        settings, options, tools = absorb(options)
         super().__init__(name, version, instructions, **options)
+        self.settings = settings
+        self.dependencies = settings.dependencies
         self.schema_profile = schema_profile
         # Defaults of the tools' own options of the same names (toolwire.safety).
         self.tool_defaults: dict[str, Any] = {
@@ -91,6 +103,8 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self._shown: list[Tool] | None = None  # enabled tools that pass the tag filters
         self._guarded = False  # some shown tool limits who may use it (scopes or auth)
         self._listing: list[JSON] | None = None
+        for fn in tools:
+            self.add_tool(fn)
 
     # ------------------------------------------------------------ registration
 

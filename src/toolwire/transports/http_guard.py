@@ -91,7 +91,13 @@ class Guard:
 
     def _origin_ok(self, origin: str) -> bool:
         if self.origins is not None:
-            return "*" in self.origins or origin in self.origins
+            if "*" in self.origins or origin in self.origins:
+                return True
+            # "http://localhost:*" names that origin on any port
+            scheme, _, rest = origin.partition("://")
+            name = _host_name(rest)
+            name = f"[{name}]" if ":" in name else name
+            return f"{scheme}://{name}:*" in self.origins
         # Default: a loopback origin, or the same host the request was sent to.
         name = urlsplit(origin).hostname or ""
         return name in LOOPBACK or (name in self.hosts and "*" not in self.hosts)
