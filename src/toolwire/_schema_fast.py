@@ -110,7 +110,11 @@ def fast_input_schema(fields: list[FastField], doc: Docstring) -> dict[str, Any]
     return schema
 
 
-def fast_validator(fields: list[FastField]) -> Validator:
+def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
+    """The validator of ``fields``; ``extra`` is what becomes of argument names that are no
+    parameter: ``"forbid"`` (an error each), ``"ignore"`` (dropped) or ``"allow"`` (passed on,
+    for a function with ``**kwargs``). pydantic-core checks the names while it reads the
+    fields, so rejecting them costs a valid call nothing."""
     from pydantic_core import SchemaValidator, ValidationError
     from pydantic_core import core_schema as cs
 
@@ -134,7 +138,9 @@ def fast_validator(fields: list[FastField]) -> Validator:
                 ),
                 required=False,
             )
-    validate = SchemaValidator(cs.typed_dict_schema(typed)).validate_python
+    validate = SchemaValidator(
+        cs.typed_dict_schema(typed, extra_behavior=extra)  # type: ignore[arg-type]
+    ).validate_python
 
     def run(arguments: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -34,6 +34,8 @@ from .docstrings import Docstring
 
 __all__ = ["pydantic_input", "pydantic_output"]
 
+_EXTRA = "Extra inputs are not permitted"  # pydantic-core's words for an unknown name
+
 
 def pydantic_input(
     name: str,
@@ -41,8 +43,14 @@ def pydantic_input(
     params: list[tuple[str, Any, Any]],
     doc: Docstring,
     portable: bool,
+    unknown: str = "forbid",
 ) -> tuple[dict[str, Any], Callable[[], Validator]]:
-    """(input schema, validator factory) of ``(name, annotation, default)`` parameters."""
+    """(input schema, validator factory) of ``(name, annotation, default)`` parameters.
+
+    ``unknown``: what becomes of argument names that are no parameter (``"forbid"``,
+    ``"ignore"``, or ``"allow"`` for a function with ``**kwargs``), see
+    :func:`toolwire._schema_fast.fast_validator`. It is checked here, not by the model:
+    a model's ``extra`` setting would reach the TypedDicts among the parameters too."""
     from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
 
     fields: dict[str, Any] = {}
@@ -82,6 +90,7 @@ def pydantic_input(
             **fields,
         )
         schema = model.model_json_schema()
+        known = frozenset(schema.get("properties") or ())  # the names a call may use
     except (PydanticUserError, NameError, TypeError) as exc:
         raise TypeError(
             f"tool {name!r}: cannot build an input schema from its parameters: {exc}"
@@ -94,7 +103,7 @@ def pydantic_input(
         prop = schema.get("properties", {}).get(pname)
         if isinstance(prop, dict):
             prop["description"] = marker.describe(prop.get("description"))
-    return schema, partial(_model_validator, model, renamed)
+    return schema, partial(_model_validator, model, renamed, known, unknown)
 
 
 def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
@@ -109,26 +118,47 @@ def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
     return described, aliased
 
 
-def _model_validator(model: Any, renamed: dict[str, str]) -> Validator:
+def _model_validator(
+    model: Any,
+    renamed: dict[str, str],
+    known: frozenset[str] | None = None,
+    unknown: str = "ignore",
+) -> Validator:
     from pydantic_core import ValidationError
 
     validate = model.__pydantic_validator__.validate_python
+    check = unknown != "ignore" and known is not None
 
     def run(arguments: dict[str, Any]) -> dict[str, Any]:
+        extra = None
+        if check and isinstance(arguments, dict) and not known.issuperset(arguments):
+            extra = {key: value for key, value in arguments.items() if key not in known}
         try:
-            instance = validate(arguments)
+            instance = validated(arguments)
+        except InvalidArguments as exc:
+            if extra and unknown == "forbid":  # listed after the others, as pydantic-core does
+                exc.errors += [(str(key), _EXTRA) for key in extra]
+            raise
+        if extra and unknown == "forbid":
+            raise InvalidArguments([(str(key), _EXTRA) for key in extra])
+        values: dict[str, Any] = instance.__dict__
+        if extra:  # a function with **kwargs receives them
+            values = {**values, **extra}
+        if renamed:
+            return {renamed.get(k, k): v for k, v in values.items()}
+        return dict(values)
+
+    def validated(arguments: dict[str, Any]) -> Any:
+        try:
+            return validate(arguments)
         except ValidationError as exc:
             fixed = _decode_json_strings(arguments, exc)
             if fixed is None:
                 raise InvalidArguments(error_list(exc)) from None
             try:
-                instance = validate(fixed)
+                return validate(fixed)
             except ValidationError as exc2:
                 raise InvalidArguments(error_list(exc2)) from None
-        values: dict[str, Any] = instance.__dict__
-        if renamed:
-            return {renamed.get(k, k): v for k, v in values.items()}
-        return dict(values)
 
     return run
 
