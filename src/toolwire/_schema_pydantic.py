@@ -121,13 +121,13 @@ def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
 def _model_validator(
     model: Any,
     renamed: dict[str, str],
-    known: frozenset[str] | None = None,
+    known: frozenset[str] = frozenset(),
     unknown: str = "ignore",
 ) -> Validator:
     from pydantic_core import ValidationError
 
     validate = model.__pydantic_validator__.validate_python
-    check = unknown != "ignore" and known is not None
+    check = unknown != "ignore"
 
     def run(arguments: dict[str, Any]) -> dict[str, Any]:
         extra = None
