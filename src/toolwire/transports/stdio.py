@@ -31,7 +31,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from .. import jsonrpc

@@ -21,7 +21,7 @@ import os
 import sys
 from collections.abc import Iterator
 
-__all__ = ["hold_stdio", "held_stdio", "release_stdio", "serving_file", "waiting_hint"]
+__all__ = ["held_stdio", "hold_stdio", "release_stdio", "serving_file", "waiting_hint"]
 
 # (protocol in, protocol out, saved fd 0, saved fd 1) while held
 _held: tuple[int, int, int, int] | None = None
