@@ -27,6 +27,7 @@ from ._schema_common import (
     generic_dumper,
     is_string_param,
     no_output_schema,
+    unknown_checked,
     wrap_result,
 )
 from .docstrings import Docstring
@@ -113,8 +114,7 @@ def fast_input_schema(fields: list[FastField], doc: Docstring) -> dict[str, Any]
 def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
     """The validator of ``fields``; ``extra`` is what becomes of argument names that are no
     parameter: ``"forbid"`` (an error each), ``"ignore"`` (dropped) or ``"allow"`` (passed on,
-    for a function with ``**kwargs``). pydantic-core checks the names while it reads the
-    fields, so rejecting them costs a valid call nothing."""
+    for a function with ``**kwargs``), see :func:`toolwire._schema_common.unknown_checked`."""
     from pydantic_core import SchemaValidator, ValidationError
     from pydantic_core import core_schema as cs
 
@@ -138,9 +138,7 @@ def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
                 ),
                 required=False,
             )
-    validate = SchemaValidator(
-        cs.typed_dict_schema(typed, extra_behavior=extra)  # type: ignore[arg-type]
-    ).validate_python
+    validate = SchemaValidator(cs.typed_dict_schema(typed)).validate_python
 
     def run(arguments: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -148,7 +146,7 @@ def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
         except ValidationError as exc:
             raise InvalidArguments(error_list(exc)) from None
 
-    return run
+    return unknown_checked(run, frozenset(field[0] for field in fields), extra)
 
 
 def fast_output(

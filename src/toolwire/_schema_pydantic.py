@@ -28,13 +28,12 @@ from ._schema_common import (
     generic_dumper,
     no_output_schema,
     string_param,
+    unknown_checked,
     wrap_result,
 )
 from .docstrings import Docstring
 
 __all__ = ["pydantic_input", "pydantic_output"]
-
-_EXTRA = "Extra inputs are not permitted"  # pydantic-core's words for an unknown name
 
 
 def pydantic_input(
@@ -49,7 +48,7 @@ def pydantic_input(
 
     ``unknown``: what becomes of argument names that are no parameter (``"forbid"``,
     ``"ignore"``, or ``"allow"`` for a function with ``**kwargs``), see
-    :func:`toolwire._schema_fast.fast_validator`. It is checked here, not by the model:
+    :func:`toolwire._schema_common.unknown_checked`. It is checked there, not by the model:
     a model's ``extra`` setting would reach the TypedDicts among the parameters too."""
     from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
 
@@ -119,48 +118,29 @@ def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
 
 
 def _model_validator(
-    model: Any,
-    renamed: dict[str, str],
-    known: frozenset[str] = frozenset(),
-    unknown: str = "ignore",
+    model: Any, renamed: dict[str, str], known: frozenset[str], unknown: str
 ) -> Validator:
     from pydantic_core import ValidationError
 
     validate = model.__pydantic_validator__.validate_python
-    check = unknown != "ignore"
 
     def run(arguments: dict[str, Any]) -> dict[str, Any]:
-        extra = None
-        if check and isinstance(arguments, dict) and not known.issuperset(arguments):
-            extra = {key: value for key, value in arguments.items() if key not in known}
         try:
-            instance = validated(arguments)
-        except InvalidArguments as exc:
-            if extra and unknown == "forbid":  # listed after the others, as pydantic-core does
-                exc.errors += [(str(key), _EXTRA) for key in extra]
-            raise
-        if extra and unknown == "forbid":
-            raise InvalidArguments([(str(key), _EXTRA) for key in extra])
-        values: dict[str, Any] = instance.__dict__
-        if extra:  # a function with **kwargs receives them
-            values = {**values, **extra}
-        if renamed:
-            return {renamed.get(k, k): v for k, v in values.items()}
-        return dict(values)
-
-    def validated(arguments: dict[str, Any]) -> Any:
-        try:
-            return validate(arguments)
+            instance = validate(arguments)
         except ValidationError as exc:
             fixed = _decode_json_strings(arguments, exc)
             if fixed is None:
                 raise InvalidArguments(error_list(exc)) from None
             try:
-                return validate(fixed)
+                instance = validate(fixed)
             except ValidationError as exc2:
                 raise InvalidArguments(error_list(exc2)) from None
+        values: dict[str, Any] = instance.__dict__
+        if renamed:
+            return {renamed.get(k, k): v for k, v in values.items()}
+        return dict(values)
 
-    return run
+    return unknown_checked(run, known, unknown)
 
 
 def _decode_json_strings(arguments: Any, exc: Any) -> dict[str, Any] | None:
