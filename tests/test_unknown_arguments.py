@@ -11,7 +11,8 @@ import pytest
 
 from servers.live_peer import load
 from toolwire import Client, RegistrationError, Server
-from toolwire.schema import function_schema
+from toolwire import schema as schema_module
+from toolwire.schema import InvalidArguments, function_schema
 
 from mcp_spec import WireChecker
 from wire import MODERN, SERVERS
@@ -121,3 +122,35 @@ def test_the_published_schema_is_the_same_either_way() -> None:
             "required": ["city"],
         }
     )
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_unknown_names_are_listed_beside_the_other_errors(fast: bool) -> None:
+    def add(a: int, b: int) -> int:  # every parameter required
+        return a + b
+
+    def scale(a: int, factor: float = 1.0) -> float:
+        return a * factor
+
+    for fn, arguments, errors in (
+        (add, {"a": 1, "c": 2}, [("b", "Field required"), ("c", "Extra inputs are not permitted")]),
+        (add, {"a": 1, "b": 2, "c": 3}, [("c", "Extra inputs are not permitted")]),
+        (scale, {"a": 1, "factr": 2}, [("factr", "Extra inputs are not permitted")]),
+        (
+            scale,
+            {"a": "x", "fac": 2},
+            [
+                ("a", "Input should be a valid integer, unable to parse string as an integer"),
+                ("fac", "Extra inputs are not permitted"),
+            ],
+        ),
+    ):
+        schema = (
+            function_schema(fn)
+            if fast
+            else schema_module._function_schema(fn, (), "portable", None, allow_fast=False)
+        )
+        with pytest.raises(InvalidArguments) as caught:
+            schema.validate(arguments)
+        assert caught.value.errors == errors
+    assert function_schema(add).validate({"a": 1, "b": 2}) == {"a": 1, "b": 2}

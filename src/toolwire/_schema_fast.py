@@ -148,11 +148,26 @@ def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
 
     if extra == "ignore":
         return run
-    slow = unknown_checked(run, frozenset(field[0] for field in fields), extra)
-    superset = frozenset(field[0] for field in fields).issuperset
+    known = frozenset(field[0] for field in fields)
+    slow = unknown_checked(run, known, extra)
+    if all(field[3] is EMPTY for field in fields):
+        # every parameter required: a call that passes validation names them all, so it
+        # names another one exactly when it has more arguments than parameters
+        count = len(known)
+
+        def counted(arguments: dict[str, Any]) -> dict[str, Any]:
+            try:
+                if len(arguments) <= count:
+                    return validate(arguments)  # type: ignore[no-any-return]
+            except (ValidationError, TypeError):  # the slow way names unknown names too
+                pass
+            return slow(arguments)
+
+        return counted
+    superset = known.issuperset
 
     def checked(arguments: dict[str, Any]) -> dict[str, Any]:
-        # the hot path: one set operation, no further call frame
+        # one set operation, no further call frame
         try:
             if superset(arguments):
                 return validate(arguments)  # type: ignore[no-any-return]
