@@ -68,7 +68,8 @@ async def test_the_schema_is_published_verbatim_and_checks_the_arguments(
     assert texts[3] == (True, prefix + "phone: Field required")
     assert texts[4] == (
         True,
-        prefix + "extra: Extra inputs are not permitted; address.city: 3 is not of type 'string'",
+        prefix + "extra: unknown argument (the tool takes name, address, contactMethod, phone, "
+        "email); address.city: 3 is not of type 'string'",
     )
 
 

@@ -49,6 +49,7 @@ def slow(fn: Any, **kwargs: Any) -> FunctionSchema:
         kwargs.get("profile", "portable"),
         kwargs.get("structured_output"),
         allow_fast=False,
+        unknown_arguments=kwargs.get("unknown_arguments", "reject"),
     )
 
 
@@ -202,7 +203,12 @@ def test_no_parameters() -> None:
     assert build(ping).input_schema == {"type": "object", "additionalProperties": False}
     assert slow(ping).input_schema == {"type": "object", "additionalProperties": False}
     assert build(ping).validate({}) == {}
-    assert build(ping).validate({"unexpected": 1}) == {}
+    for made in (build(ping), slow(ping)):
+        with pytest.raises(InvalidArguments) as caught:
+            made.validate({"unexpected": 1})
+        assert caught.value.errors == [("unexpected", "Extra inputs are not permitted")]
+    assert build(ping, unknown_arguments="ignore").validate({"unexpected": 1}) == {}
+    assert slow(ping, unknown_arguments="ignore").validate({"unexpected": 1}) == {}
 
 
 def test_field_defaults_and_annotated_constraints() -> None:
@@ -572,7 +578,10 @@ def test_bound_method_has_no_self() -> None:
         "required": ["value"],
     }
     assert fs.injected == {"ctx": SubContext}
-    assert fs.validate({"value": 2, "ctx": "ignored"}) == {"value": 2.0}
+    with pytest.raises(InvalidArguments):  # not a parameter a client may pass
+        fs.validate({"value": 2, "ctx": "ignored"})
+    ignoring = build(Calculator(2).scale, inject=(Context,), unknown_arguments="ignore")
+    assert ignoring.validate({"value": 2, "ctx": "ignored"}) == {"value": 2.0}
     assert build(Calculator.make).input_schema == {
         "type": "object",
         "properties": {"factor": {"type": "integer"}},
@@ -952,6 +961,10 @@ def test_validation_lax_mode_and_extras() -> None:
         pass
 
     for fs in (build(tool), slow(tool)):
+        with pytest.raises(InvalidArguments) as caught:
+            fs.validate({"n": "5", "x": "1.5", "flag": "true", "other": 1})
+        assert caught.value.errors == [("other", "Extra inputs are not permitted")]
+    for fs in (build(tool, unknown_arguments="ignore"), slow(tool, unknown_arguments="ignore")):
         assert fs.validate({"n": "5", "x": "1.5", "flag": "true", "other": 1}) == {
             "n": 5,
             "x": 1.5,

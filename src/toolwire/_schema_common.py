@@ -29,6 +29,7 @@ __all__ = [
     "is_string_param",
     "no_output_schema",
     "string_param",
+    "unknown_checked",
     "wrap_result",
 ]
 
@@ -75,6 +76,49 @@ def error_list(exc: Any) -> list[tuple[str, str]]:
             msg = msg[: MAX_MESSAGE - 3] + "..."
         out.append((path, msg))
     return out
+
+
+EXTRA = "Extra inputs are not permitted"  # pydantic-core's words for an unknown name
+
+
+def unknown_checked(
+    validate: Callable[[dict[str, Any]], dict[str, Any]], known: frozenset[str], unknown: str
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """``validate`` (which raises :class:`InvalidArguments`) with the argument names that are
+    not in ``known`` refused (``unknown="forbid"``), passed on (``"allow"``, for a function
+    with ``**kwargs``) or left to ``validate`` (``"ignore"``: it drops them).
+
+    A valid call pays one set operation (``known.issuperset``), cheaper than pydantic-core's
+    own ``extra_behavior="forbid"``, which tracks the keys it used; only a call with unknown
+    names takes the slow way, where their errors follow the others, as pydantic-core's do."""
+    if unknown == "ignore":
+        return validate
+    superset = known.issuperset
+    forbid = unknown == "forbid"
+
+    def slow(arguments: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(arguments, dict):  # validate says what is wrong with it
+            return validate(arguments)
+        extra = {key: value for key, value in arguments.items() if key not in known}
+        errors = [(str(key), EXTRA) for key in extra] if forbid else []
+        try:
+            values = validate(arguments)
+        except InvalidArguments as exc:
+            exc.errors += errors
+            raise
+        if errors:
+            raise InvalidArguments(errors)
+        return {**values, **extra}
+
+    def run(arguments: dict[str, Any]) -> dict[str, Any]:
+        try:
+            if superset(arguments):
+                return validate(arguments)
+        except TypeError:  # not even iterable
+            pass
+        return slow(arguments)
+
+    return run
 
 
 def no_output_schema(name: str, ret: Any) -> typing.NoReturn:

@@ -27,6 +27,7 @@ from ._schema_common import (
     generic_dumper,
     is_string_param,
     no_output_schema,
+    unknown_checked,
     wrap_result,
 )
 from .docstrings import Docstring
@@ -110,7 +111,10 @@ def fast_input_schema(fields: list[FastField], doc: Docstring) -> dict[str, Any]
     return schema
 
 
-def fast_validator(fields: list[FastField]) -> Validator:
+def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
+    """The validator of ``fields``; ``extra`` is what becomes of argument names that are no
+    parameter: ``"forbid"`` (an error each), ``"ignore"`` (dropped) or ``"allow"`` (passed on,
+    for a function with ``**kwargs``), see :func:`toolwire._schema_common.unknown_checked`."""
     from pydantic_core import SchemaValidator, ValidationError
     from pydantic_core import core_schema as cs
 
@@ -142,7 +146,38 @@ def fast_validator(fields: list[FastField]) -> Validator:
         except ValidationError as exc:
             raise InvalidArguments(error_list(exc)) from None
 
-    return run
+    if extra == "ignore":
+        return run
+    known = frozenset(field[0] for field in fields)
+    slow = unknown_checked(run, known, extra)
+    if all(field[3] is EMPTY for field in fields):
+        # every parameter required: a call that passes validation names them all, so it
+        # names another one exactly when it has more arguments than parameters
+        count = len(known)
+
+        def counted(arguments: dict[str, Any]) -> dict[str, Any]:
+            try:
+                if len(arguments) <= count:
+                    return validate(arguments)  # type: ignore[no-any-return]
+            except (ValidationError, TypeError):  # the slow way names unknown names too
+                pass
+            return slow(arguments)
+
+        return counted
+    superset = known.issuperset
+
+    def checked(arguments: dict[str, Any]) -> dict[str, Any]:
+        # one set operation, no further call frame
+        try:
+            if superset(arguments):
+                return validate(arguments)  # type: ignore[no-any-return]
+        except ValidationError as exc:
+            raise InvalidArguments(error_list(exc)) from None
+        except TypeError:  # not even iterable: the slow way says what is wrong
+            pass
+        return slow(arguments)
+
+    return checked
 
 
 def fast_output(

@@ -28,6 +28,7 @@ from ._schema_common import (
     generic_dumper,
     no_output_schema,
     string_param,
+    unknown_checked,
     wrap_result,
 )
 from .docstrings import Docstring
@@ -41,8 +42,14 @@ def pydantic_input(
     params: list[tuple[str, Any, Any]],
     doc: Docstring,
     portable: bool,
+    unknown: str = "forbid",
 ) -> tuple[dict[str, Any], Callable[[], Validator]]:
-    """(input schema, validator factory) of ``(name, annotation, default)`` parameters."""
+    """(input schema, validator factory) of ``(name, annotation, default)`` parameters.
+
+    ``unknown``: what becomes of argument names that are no parameter (``"forbid"``,
+    ``"ignore"``, or ``"allow"`` for a function with ``**kwargs``), see
+    :func:`toolwire._schema_common.unknown_checked`. It is checked there, not by the model:
+    a model's ``extra`` setting would reach the TypedDicts among the parameters too."""
     from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
 
     fields: dict[str, Any] = {}
@@ -82,6 +89,7 @@ def pydantic_input(
             **fields,
         )
         schema = model.model_json_schema()
+        known = frozenset(schema.get("properties") or ())  # the names a call may use
     except (PydanticUserError, NameError, TypeError) as exc:
         raise TypeError(
             f"tool {name!r}: cannot build an input schema from its parameters: {exc}"
@@ -94,7 +102,7 @@ def pydantic_input(
         prop = schema.get("properties", {}).get(pname)
         if isinstance(prop, dict):
             prop["description"] = marker.describe(prop.get("description"))
-    return schema, partial(_model_validator, model, renamed)
+    return schema, partial(_model_validator, model, renamed, known, unknown)
 
 
 def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
@@ -109,7 +117,9 @@ def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
     return described, aliased
 
 
-def _model_validator(model: Any, renamed: dict[str, str]) -> Validator:
+def _model_validator(
+    model: Any, renamed: dict[str, str], known: frozenset[str], unknown: str
+) -> Validator:
     from pydantic_core import ValidationError
 
     validate = model.__pydantic_validator__.validate_python
@@ -130,7 +140,7 @@ def _model_validator(model: Any, renamed: dict[str, str]) -> Validator:
             return {renamed.get(k, k): v for k, v in values.items()}
         return dict(values)
 
-    return run
+    return unknown_checked(run, known, unknown)
 
 
 def _decode_json_strings(arguments: Any, exc: Any) -> dict[str, Any] | None:

@@ -87,6 +87,7 @@ def function_schema(
     profile: Literal["portable", "pydantic"] = "portable",
     structured_output: bool | None = None,
     input_schema: dict[str, Any] | None = None,
+    unknown_arguments: Literal["reject", "ignore"] = "reject",
 ) -> FunctionSchema:
     """Build the schemas, validator and dumper of the tool function ``fn``.
 
@@ -97,9 +98,22 @@ def function_schema(
     Annotations that cannot be turned into a schema raise ``TypeError``. ``input_schema``
     is the author's own JSON Schema 2020-12 for the arguments (:mod:`toolwire._schema_given`),
     published verbatim instead of one derived from the parameters.
+    ``unknown_arguments``: a call's argument names that are no parameter are an error
+    (``"reject"``) or dropped (``"ignore"``); a function with ``**kwargs`` receives them, and
+    an ``input_schema`` decides by its own ``additionalProperties``.
     """
+    if unknown_arguments not in ("reject", "ignore"):
+        raise ValueError(
+            f"unknown_arguments must be 'reject' or 'ignore', not {unknown_arguments!r}"
+        )
     return _function_schema(
-        fn, inject, profile, structured_output, allow_fast=True, given=input_schema
+        fn,
+        inject,
+        profile,
+        structured_output,
+        allow_fast=True,
+        given=input_schema,
+        unknown_arguments=unknown_arguments,
     )
 
 
@@ -111,6 +125,7 @@ def _function_schema(
     *,
     allow_fast: bool,
     given: dict[str, Any] | None = None,
+    unknown_arguments: str = "reject",
 ) -> FunctionSchema:
     if profile not in ("portable", "pydantic"):
         raise ValueError(f"unknown schema profile {profile!r}: use 'portable' or 'pydantic'")
@@ -136,6 +151,8 @@ def _function_schema(
             )
         params.append((p.name, p.annotation, p.default))
     ret = sig.return_annotation
+    # What becomes of argument names that are no parameter (pydantic-core's extra behaviour)
+    extra = "allow" if takes_any else "forbid" if unknown_arguments == "reject" else "ignore"
 
     hints: dict[str, Any] | None = None
     fast = _fast_fields(params) if allow_fast and portable and given is None else None
@@ -146,13 +163,13 @@ def _function_schema(
         input_schema, make_validator = given_input(name, given, params, takes_any)
     elif fast is not None:
         input_schema = fast_input_schema(fast, doc)
-        make_validator = partial(fast_validator, fast)
+        make_validator = partial(fast_validator, fast, extra)
     else:
         from ._schema_pydantic import pydantic_input
 
         hints = _type_hints(func)
         params = [(n, hints.get(n, a), d) for n, a, d in params]
-        input_schema, make_validator = pydantic_input(name, func, params, doc, portable)
+        input_schema, make_validator = pydantic_input(name, func, params, doc, portable, extra)
 
     if structured_output is False:
         output: tuple[dict[str, Any] | None, bool, Callable[[], Dumper]] = (

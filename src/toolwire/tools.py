@@ -119,6 +119,7 @@ class Tool:
         max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
+        unknown_arguments: Literal["reject", "ignore"] = "reject",
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
@@ -138,6 +139,7 @@ class Tool:
                 profile=schema_profile,
                 structured_output=structured_output,
                 input_schema=input_schema,
+                unknown_arguments=unknown_arguments,
             )
         except (TypeError, ValueError) as exc:
             message = str(exc)
@@ -269,7 +271,11 @@ class Tool:
         return kwargs
 
     def _invalid(self, exc: InvalidArguments) -> JSON:
-        result = text_result(f"Invalid arguments for tool '{self.name}': {exc}", is_error=True)
+        known = self.schema.input_schema.get("properties")
+        explained = unknown_names_explained(exc, known if isinstance(known, dict) else {})
+        result = text_result(
+            f"Invalid arguments for tool '{self.name}': {explained}", is_error=True
+        )
         return strip_control_json(result) if self.strip_control_sequences else result
 
     def _judge(self) -> None:
@@ -302,6 +308,31 @@ class Tool:
     def _failure(self, exc: BaseException, mask_errors: bool) -> JSON:
         result = failure_result(exc, self.name, self._source, mask_errors)
         return strip_control_json(result) if self.strip_control_sequences else result
+
+
+_EXTRA = "Extra inputs are not permitted"  # pydantic-core's and _schema_given's wording
+
+
+def unknown_names_explained(exc: InvalidArguments, known: Mapping[str, Any]) -> str:
+    """The text of ``exc`` with each unknown top-level argument name explained: the closest
+    parameter name when one is near ("nite" -> "night"), else (once) the names it takes."""
+    import difflib
+
+    parts = []
+    listed = False  # the names the tool takes are given once
+    for path, message in exc.errors:
+        if message == _EXTRA and path and "." not in path:
+            close = difflib.get_close_matches(path, list(known), n=1, cutoff=0.6)
+            if close:
+                message = f"unknown argument, did you mean {close[0]!r}?"
+            elif listed:
+                message = "unknown argument"
+            else:
+                names = ", ".join(known) if known else "no arguments"
+                message = f"unknown argument (the tool takes {names})"
+                listed = True
+        parts.append(f"{path}: {message}" if path else message)
+    return "; ".join(parts)
 
 
 def _header_params(tool: str, input_schema: JSON) -> dict[str, str]:

@@ -191,6 +191,12 @@ def _dispatch(options: argparse.Namespace) -> int:
     from .progress import spinner
 
     quiet = options.command == "run"  # a stdio server's terminal belongs to the protocol
+    if quiet and options.transport == "stdio":
+        # before the user's file runs: what it prints goes to stderr, not to the client
+        from ..transports.stdio_guard import hold_stdio, serving_file
+
+        hold_stdio()
+        serving_file(options.target)
     try:
         with contextlib.nullcontext() if quiet else spinner(f"Loading {options.target}"):
             server = load_server(options.target)

@@ -115,7 +115,8 @@ class _Readable:
         target = unwrap(fn) if self.fn is not None else None
         if self.fn is not None:
             try:
-                schema = function_schema(self.fn, inject=inject)
+                # the variables come from the URI template, checked against the parameters
+                schema = function_schema(self.fn, inject=inject, unknown_arguments="ignore")
             except (TypeError, ValueError) as exc:
                 raise RegistrationError(f"Resource {fallback_name!r}: {exc}") from exc
             self.parameters = set(schema.input_schema.get("properties") or ())

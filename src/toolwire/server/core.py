@@ -541,6 +541,7 @@ class ServerCore:
             options.setdefault("max_pending_output_bytes", self.max_pending_output_bytes)
         if self.max_calls_in_flight is not None:
             options.setdefault("max_calls_in_flight", self.max_calls_in_flight)
+        options.setdefault("name", self.name)
         await self.start()
         try:
             await serve_stdio(self.connect, grace=self.shutdown_grace, **options)

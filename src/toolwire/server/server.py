@@ -53,6 +53,12 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     removes terminal escape sequences and control characters from every string of every
     result (off by default: it costs a scan of each string).
 
+    Unknown arguments: a call with an argument name the tool has no parameter for (``nite``
+    for ``night``) gets an ``isError`` result naming it, with the closest parameter name, so
+    the model can correct itself; ``unknown_arguments="ignore"`` drops such names instead
+    (also a tool option). A tool with ``**kwargs`` receives them, and one with its own
+    ``input_schema`` follows that schema's ``additionalProperties``.
+
     Bounded work: ``max_concurrent_calls`` (256) calls run at once, the rest wait; each
     caller (the authenticated identity, else the session) has a fair share of the slots
     (``max_calls_per_caller``, a quarter by default) and at most
@@ -79,6 +85,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
+        unknown_arguments: Literal["reject", "ignore"] = "reject",
         **options: Any,
     ) -> None:
         # The official SDK's constructor options (debug, log_level, host, port,
@@ -95,6 +102,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             "max_argument_depth": max_argument_depth,
             "max_string_length": max_string_length,
             "strip_control_sequences": strip_control_sequences,
+            "unknown_arguments": unknown_arguments,
         }
         self.include_tags = frozenset(include_tags) if include_tags is not None else None
         self.exclude_tags = frozenset(exclude_tags)
@@ -134,6 +142,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         max_argument_depth: int | None = ...,
         max_string_length: int | None = ...,
         strip_control_sequences: bool = ...,
+        unknown_arguments: Literal["reject", "ignore"] = ...,
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:

@@ -1,9 +1,10 @@
 """Serving one client over stdin/stdout, one JSON-RPC message per line.
 
-While serving, the real stdout belongs to the protocol alone (SI-04): file descriptor 1
-is pointed at stderr, so ``print()`` in a tool or a library — even from C code — ends
-up on stderr, and protocol messages go out through a private duplicate of the original
-descriptor. Lines are split in ``data_received`` (no per-line await), and answers are
+While serving, the real stdin and stdout belong to the protocol alone (SI-04, see
+:mod:`.stdio_guard`): file descriptor 1 is pointed at stderr, so ``print()`` in a tool or a
+library — even from C code — ends up on stderr, and descriptor 0 at the null device, so a
+subprocess a tool starts cannot read the client's requests; the protocol uses private
+duplicates of the original descriptors. Lines are split in ``data_received`` (no per-line await), and answers are
 written in one go per event-loop pass.
 
 Output is bounded: once more than ``max_pending_output_bytes`` of answers wait for a client
@@ -30,12 +31,13 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from .. import jsonrpc
 from ..errors import RPCError
 from .base import Connect, Connection
+from .stdio_guard import held_stdio, waiting_hint
 from .stopping import run_to_the_end, stop_signals
 
 logger = logging.getLogger("toolwire")
@@ -304,22 +306,6 @@ class _ThreadWriter:
         self.file.close()
 
 
-@contextlib.contextmanager
-def protected_stdout() -> Iterator[int]:
-    """Give the protocol a private copy of stdout and send everything else to stderr."""
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    saved_fd = os.dup(1)
-    os.dup2(2, 1)
-    try:
-        yield protocol_fd
-    finally:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-        os.dup2(saved_fd, 1)
-        os.close(saved_fd)
-
-
 def _quiet_logging_default() -> None:
     """Make sure toolwire's own records reach stderr if the application set up nothing."""
     if not logging.getLogger().handlers and not logger.handlers:
@@ -331,11 +317,12 @@ def _quiet_logging_default() -> None:
 
 
 def run_stdio(serve: Callable[..., Coroutine[Any, Any, None]], **options: Any) -> None:
-    """Run ``serve(protocol_fd=..., **options)`` (which ends up in :func:`serve_stdio`) in a new
-    event loop, with stdout protected before the loop exists."""
+    """Run ``serve(protocol_fd=..., protocol_in_fd=..., **options)`` (which ends up in
+    :func:`serve_stdio`) in a new event loop, with the standard streams held for the
+    protocol (:mod:`.stdio_guard`) before the loop exists."""
     _quiet_logging_default()
-    with protected_stdout() as protocol_fd:
-        run_to_the_end(serve(protocol_fd=protocol_fd, **options))
+    with held_stdio() as (protocol_in, protocol_out):
+        run_to_the_end(serve(protocol_fd=protocol_out, protocol_in_fd=protocol_in, **options))
 
 
 async def serve_stdio(
@@ -346,29 +333,36 @@ async def serve_stdio(
     max_pending_output_bytes: int = MAX_PENDING_OUTPUT_BYTES,
     max_calls_in_flight: int = MAX_CALLS_IN_FLIGHT,
     protocol_fd: int | None = None,
+    protocol_in_fd: int | None = None,
+    name: str | None = None,
 ) -> None:
     """Serve one connection on this process's stdin/stdout until stdin closes or a
     ``SIGTERM``/``SIGINT`` arrives.
 
     ``connect(send)`` opens the server side of the connection; calls still running when
     serving ends get ``grace`` seconds to answer (a second signal cuts that short).
-    ``protocol_fd`` is the descriptor for protocol output when the caller already
-    protected stdout (see :func:`run_stdio`). Once more than ``max_pending_output_bytes``
+    ``protocol_fd`` and ``protocol_in_fd`` are the descriptors for protocol output and input
+    when the caller already holds the standard streams (see :func:`run_stdio`); otherwise
+    they are held while serving (:mod:`.stdio_guard`). When stdin is a terminal, a line on
+    stderr says the server (``name``) waits for a client. Once more than ``max_pending_output_bytes``
     of answers wait for the client to read them, no more requests are read until they
     drain below a quarter of that (see :class:`_Writer`); while ``max_calls_in_flight``
     calls are in flight, further requests wait until one ends (see :class:`_LineProtocol`).
     """
     limits = (max_message_bytes, max_pending_output_bytes, max(max_calls_in_flight, 1))
-    if protocol_fd is None:
+    if protocol_fd is None or protocol_in_fd is None:
         _quiet_logging_default()
-        with protected_stdout() as fd:
-            await _serve(connect, fd, grace, *limits)
+        with held_stdio() as (in_fd, out_fd):
+            waiting_hint(in_fd, name)
+            await _serve(connect, in_fd, out_fd, grace, *limits)
     else:
-        await _serve(connect, protocol_fd, grace, *limits)
+        waiting_hint(protocol_in_fd, name)
+        await _serve(connect, protocol_in_fd, protocol_fd, grace, *limits)
 
 
 async def _serve(
     connect: Connect,
+    in_fd: int,
     out_fd: int,
     grace: float,
     max_message_bytes: int,
@@ -389,17 +383,18 @@ async def _serve(
         write_protocol.writer = writer
         write_transport.set_write_buffer_limits(high=high, low=high // 4)
     connection = connect(writer.send)
+    in_file = os.fdopen(in_fd, "rb", buffering=0)
     eof: asyncio.Future[None] = loop.create_future()
     stopped = threading.Event()  # no more requests are read
     try:
         read_transport, reader = await loop.connect_read_pipe(
             lambda: _LineProtocol(connection, eof, max_message_bytes, writer, max_calls),
-            sys.stdin.buffer,
+            in_file,
         )
         writer.reader, writer.read_transport = reader, read_transport
     except ValueError:  # stdin is a regular file: read it on a thread
         read_transport = None
-        loop.run_in_executor(None, _read_blocking, loop, connection, eof, stopped)
+        loop.run_in_executor(None, _read_blocking, in_file, loop, connection, eof, stopped)
     signalled: asyncio.Future[str] = loop.create_future()
 
     def on_signal(name: str) -> None:
@@ -438,12 +433,13 @@ async def _serve(
 
 
 def _read_blocking(
+    in_file: Any,
     loop: asyncio.AbstractEventLoop,
     connection: Connection,
     eof: asyncio.Future[None],
     stopped: threading.Event,
 ) -> None:
-    for line in sys.stdin.buffer:
+    for line in in_file:
         if stopped.is_set():
             return
         if line.strip():
