@@ -93,16 +93,18 @@ def add_parser(commands: Any) -> None:
 def command(options: argparse.Namespace) -> int:
     """Run ``install``; returns the exit code."""
     from .commands import OK, usage_error
+    from .targets import TargetError
 
     try:
         _install(options)
-    except (InstallError, OSError) as error:
+    except (InstallError, TargetError, OSError) as error:
         return usage_error(str(error))
     return OK
 
 
 def _install(options: argparse.Namespace) -> None:
-    from .install_inputs import environment, headers
+    from .install_inputs import environment
+    from .targets import parse_headers
 
     host = HOSTS[options.client] if options.client else None
     if host is None and not options.json:
@@ -112,7 +114,7 @@ def _install(options: argparse.Namespace) -> None:
     if options.json and (options.config or options.project or options.force):
         raise InstallError("--json writes nothing: --config, --project and --force do not apply")
     env = environment(options.env_file, options.env)
-    header_values = headers(options.header)
+    header_values = parse_headers(options.header)
     target_is_url = options.target.startswith(URL_PREFIXES)
     if options.url and target_is_url:
         raise InstallError("give the URL as the target or as --url beside a file, not both")

@@ -1,4 +1,5 @@
-"""``--env KEY=VALUE``, ``--env-file PATH`` and ``--header 'Name: value'`` for ``install``."""
+"""``--env KEY=VALUE`` and ``--env-file PATH`` for ``install`` (its ``--header`` lines are
+read as the other commands read them, :func:`toolwire.cli.targets.parse_headers`)."""
 
 from __future__ import annotations
 
@@ -46,13 +47,3 @@ def _unquote(value: str) -> str:
     if " #" in value:  # an unquoted value ends where a comment starts
         value = value.split(" #", 1)[0].rstrip()
     return value
-
-
-def headers(given: list[str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for header in given:
-        name, colon, value = header.partition(":")
-        if not colon or not name.strip():
-            raise InstallError(f"--header {header!r}: write it as 'Name: value'")
-        found[name.strip()] = value.strip()
-    return found
