@@ -94,12 +94,11 @@ def waiting_hint(protocol_in: int, name: str | None = None) -> None:
         script = _target
     who = f"MCP server {name!r}" if name else "This MCP server"
     with contextlib.suppress(Exception):
-        print(
+        sys.stderr.write(
             f"{who} is waiting for an MCP client on stdin (an MCP host starts it and speaks "
-            f"JSON-RPC); to try it in a browser: toolwire dev {script} (Ctrl+C stops it)",
-            file=sys.stderr,
-            flush=True,
+            f"JSON-RPC); to try it in a browser: toolwire dev {script} (Ctrl+C stops it)\n"
         )
+        sys.stderr.flush()
 
 
 _target: str | None = None  # the FILE[:OBJECT] of ``toolwire run``, for the hint
