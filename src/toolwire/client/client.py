@@ -37,11 +37,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from .. import __version__, jsonrpc
-from ..errors import ClientError, ClientTimeout, RPCError, ServerError
+from ..errors import ClientError, ClientTimeout, RPCError
 from ..protocol.revisions import (
-    LATEST,
-    LATEST_LEGACY,
-    LEGACY_REVISIONS,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
@@ -51,7 +48,8 @@ from ..protocol.revisions import (
     REVISIONS,
 )
 from ..transports.base import MAX_MESSAGE_BYTES, ClientTransport
-from .answers import Deadline, agreed_version, result_of
+from .answers import Deadline, result_of
+from .handshake import ClientHandshake, _object
 from .outputs import OutputChecks
 from .primitives import PRIMITIVE_NOTIFICATIONS, ClientPrimitives
 from .questions import MAX_SERVER_REQUESTS, Handler, ServerQuestions
@@ -70,7 +68,7 @@ CANCEL_GRACE = 2.0  # seconds the notifications/cancelled of a timed-out request
 T = TypeVar("T")
 
 
-class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions):
+class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions, ClientHandshake):
     """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
     server object.
 
@@ -213,67 +211,6 @@ class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions):
         )
         await transport.start()
         return transport
-
-    async def _handshake(self) -> None:
-        wanted = self.requested_version
-        legacy = wanted or LATEST_LEGACY
-        if wanted is None or wanted in MODERN_REVISIONS:
-            version = wanted or LATEST
-            retried = False
-            while True:
-                try:
-                    result = await self._request(
-                        "server/discover", self._modern_params({}, version)
-                    )
-                except ServerError as exc:
-                    agreed = None if retried else agreed_version(exc, wanted)
-                    if agreed is None:
-                        if wanted is not None:
-                            raise
-                        break  # a legacy server: initialize below
-                    retried = True  # -32022: ask again, once, in a revision both speak
-                    if agreed in MODERN_REVISIONS:
-                        version = agreed
-                        continue
-                    legacy = agreed  # the best the server speaks is a legacy revision
-                    break
-                supported = result.get("supportedVersions")
-                if not isinstance(supported, list):
-                    raise ClientError("server/discover answered without a supportedVersions list")
-                if version in supported:
-                    self.protocol_version = version
-                    self._learn(result)
-                    return
-                if wanted is not None:
-                    raise ClientError(
-                        f"The server does not support {version}; it supports {supported}"
-                    )
-                break
-        result = await self._request(
-            "initialize",
-            {
-                "protocolVersion": legacy,
-                "capabilities": self.capabilities,
-                "clientInfo": self.client_info,
-            },
-        )
-        version = str(result.get("protocolVersion"))
-        if version not in LEGACY_REVISIONS or (wanted is not None and version != wanted):
-            raise ClientError(f"The server answered initialize with protocol version {version!r}")
-        self.protocol_version = version
-        self.server_info = _object(result.get("serverInfo"))
-        self.server_capabilities = _object(result.get("capabilities"))
-        self.instructions = _text(result.get("instructions"))
-        await self._notify("notifications/initialized")
-        if self.log_level is not None and "logging" in self.server_capabilities:
-            await self._request("logging/setLevel", {"level": self.log_level})
-
-    def _learn(self, discover: JSON) -> None:
-        self.server_capabilities = _object(discover.get("capabilities"))
-        self.instructions = _text(discover.get("instructions"))
-        self.server_info = _object(
-            _object(discover.get("_meta")).get("io.modelcontextprotocol/serverInfo")
-        )
 
     @property
     def modern(self) -> bool:
@@ -594,11 +531,3 @@ class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions):
 def _settle(future: asyncio.Future[JSON]) -> None:
     if not future.cancelled():
         future.exception()
-
-
-def _object(value: Any) -> JSON:
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
