@@ -50,7 +50,7 @@ from toolwire.auth import AccessToken, StaticTokens
 from toolwire.client import Host
 from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
 from toolwire.client.oauth_storage import MemoryStorage
-from toolwire.errors import ClientError, ServerError
+from toolwire.errors import ClientError, Unauthorized
 
 from mcp_spec import WireChecker
 from wire import checked_client
@@ -275,9 +275,13 @@ async def test_static_token(revision: str) -> None:
             result = await client.call_tool("whoami", {})
         assert result.text == "bob None files:read"
         assert {seen.authorization for seen in mcp.seen} == {"Bearer s3cret-token"}
-        with pytest.raises(ServerError, match="HTTP 401"):
+        with pytest.raises(Unauthorized, match="HTTP 401") as refused:
             async with checked_client(mcp.url, revision, auth="wrong-token"):
                 pass
+        assert refused.value.status == 401
+        challenge = refused.value.www_authenticate or ""
+        assert challenge.startswith("Bearer ") and 'error="invalid_token"' in challenge
+        assert f'resource_metadata="{mcp.url.replace("/mcp", "")}/.well-known/' in challenge
 
 
 # ---------------------------------------------------------------------------- in a host

@@ -44,7 +44,7 @@ from oauth_helpers import BOTH_ERAS, LEGACY, MODERN, READ, WRITE, Browser
 from oauth_server import OAuthServer, serve_oauth
 from services import free_port
 from toolwire.client.oauth import OAuth
-from toolwire.errors import ServerError
+from toolwire.errors import ServerError, Unauthorized
 
 from mcp_spec import WireChecker
 from wire import EXAMPLES, checked_client
@@ -524,7 +524,7 @@ async def test_static_tokens(token_files: FilesServer, revision: str) -> None:
             arguments = {"path": f"{revision}.txt", "content": "static"}
             written = await call(client, root, "write_file", arguments)
             assert not written.is_error, written.text
-        with pytest.raises(ServerError, match="HTTP 401"):
+        with pytest.raises(Unauthorized, match="HTTP 401"):
             async with checked_client(token_files.url, revision, auth="unknown-token"):
                 pass
     assert (root / f"{revision}.txt").read_text() == "static"

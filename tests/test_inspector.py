@@ -472,13 +472,43 @@ def test_a_protected_server_at_a_url_takes_headers() -> None:
 
     with serve_http(locked) as url:
         with start_inspector(url) as refused:
-            state = refused.ready()
-            assert state["server"]["status"] == "failed" and "401" in state["server"]["error"]
+            server = refused.ready()["server"]
+            assert server["status"] == "failed"
+            assert server["error"] == (
+                f"{url} answered HTTP 401 Unauthorized: it serves only callers with a token."
+            )
+            assert server["auth"] == {
+                "status": 401,
+                "command": f"toolwire dev {url} --header 'Authorization: Bearer TOKEN'",
+            }
+            callback = refused.api("GET", "/oauth/callback?code=c&state=s")
+            assert callback.status_code == 404  # no sign-in is waiting
+        with start_inspector(url, "--header", "Authorization: Bearer n0p3") as wrong:
+            server = wrong.ready()["server"]
+            assert "refused the token it was given (HTTP 401 Unauthorized)" in server["error"]
         with start_inspector(url, "--header", "Authorization: Bearer t0k3n") as inspector:
             assert inspector.ready()["server"]["status"] == "ready"
             call = inspector.finished(inspector.call("secret", {}))
             assert call["result"]["content"][0]["text"] == "opened"
             checked_traffic(call, MODERN)
+
+
+def test_a_token_without_the_scope_is_explained() -> None:
+    verifier = StaticTokens({"reader": ["files:read"]})
+    strict = Server(
+        "Strict",
+        auth=ResourceServer("http://127.0.0.1/mcp", [], verifier, required_scopes=["files:admin"]),
+    )
+    with (
+        serve_http(strict) as url,
+        start_inspector(url, "--header", "Authorization: Bearer reader") as dev,
+    ):
+        server = dev.ready()["server"]
+        assert server["auth"]["status"] == 403
+        assert server["error"].startswith(
+            f"{url} refused the token (HTTP 403 Forbidden): it lacks a permission the server "
+            "needs (scope: files:admin)"
+        )
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 from .content import Audio, File, Image
-from .errors import ClientError, RegistrationError, RPCError, ServerError, ToolError, ToolwireError
+from .errors import (
+    ClientError,
+    RegistrationError,
+    RPCError,
+    ServerError,
+    ToolError,
+    ToolwireError,
+    Unauthorized,
+)
 from .prompts import AssistantMessage, Message, UserMessage
 from .resources import ResourceNotFound
 from .safety import CommandPolicy, SafePath, strip_control
@@ -50,6 +58,7 @@ __all__ = [
     "ServerError",
     "ToolError",
     "ToolwireError",
+    "Unauthorized",
     "UserMessage",
     "__version__",
     "strip_control",

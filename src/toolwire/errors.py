@@ -12,6 +12,8 @@ ToolwireError                 base of everything toolwire raises on purpose
 │                             raised at decoration time, never at call time
 └── ClientError               the client side: a server answered with an error, or went away
     ├── ServerError           a JSON-RPC error response received by the client (``code``, ``data``)
+    ├── Unauthorized          the server refused the request with HTTP 401 or 403 (``status``,
+    │                         ``www_authenticate``)
     └── ClientTimeout         a request, or a message the client writes, passed its deadline
                               (also a ``TimeoutError``)
 """
@@ -61,6 +63,17 @@ class ServerError(ClientError):
         self.code = code
         self.message = message
         self.data = data
+
+
+class Unauthorized(ClientError):
+    """The server refused the request over HTTP: 401 (no token, or one it does not accept) or
+    403 (the token lacks a scope). ``www_authenticate`` is the challenge it sent, if any: it
+    names the server's ``resource_metadata`` (where to sign in) and the ``scope`` it wants."""
+
+    def __init__(self, status: int, message: str, www_authenticate: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.www_authenticate = www_authenticate
 
 
 class ClientTimeout(ClientError, TimeoutError):

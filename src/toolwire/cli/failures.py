@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import ClientError
+from ..errors import ClientError, Unauthorized
 from .targets import EXTRAS, missing_extra_message
 
 
@@ -15,17 +15,13 @@ def connection_message(error: BaseException, where: str | None) -> str | None:
     if isinstance(error, ModuleNotFoundError) and (error.name or "").split(".")[0] in EXTRAS:
         return missing_extra_message((error.name or "").split(".")[0], f"{where}")
     text = str(error).strip() or type(error).__name__
+    if isinstance(error, Unauthorized):
+        return f"{where}: {text}; give a token with --header 'Authorization: Bearer TOKEN'"
     if isinstance(error, ClientError) and not isinstance(error, TimeoutError):
-        return f"{where}: {text}{_auth_hint(text)}"
+        return f"{where}: {text}"
     if isinstance(error, (OSError, TimeoutError)) or _is_http_error(error):
         return f"{where}: cannot connect ({type(error).__name__}: {text})"
     return None
-
-
-def _auth_hint(text: str) -> str:
-    if "401" in text or "403" in text or "nauthorized" in text:
-        return "; give a token with --header 'Authorization: Bearer TOKEN'"
-    return ""
 
 
 def _is_http_error(error: BaseException) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..auth.tokens import may_use
 from ..client import Client
+from ..errors import Unauthorized
 
 TIMEOUT = 10.0
 
@@ -52,14 +53,14 @@ def probe(url: str, headers: dict[str, str]) -> tuple[str | None, str | None]:
     """(the server's name, None), or (None, a warning that says why it is unknown)."""
     try:
         return asyncio.run(_server_name(url, headers)), None
+    except Unauthorized as refused:
+        return None, (
+            f"{url} asks for authorization (HTTP {refused.status}): a host that supports "
+            "OAuth signs in when it connects; otherwise add --header 'Authorization: Bearer "
+            "TOKEN'"
+        )
     except Exception as error:  # any failure is reported, none stops the install
         reason = str(error) or type(error).__name__
-        status = str(getattr(error, "message", ""))
-    if status.startswith(("HTTP 401", "HTTP 403")):
-        return None, (
-            f"{url} asks for authorization ({status[:8]}): a host that supports OAuth signs "
-            "in when it connects; otherwise add --header 'Authorization: Bearer TOKEN'"
-        )
     return None, (
         f"could not reach {url} as an MCP server ({reason}); start it before the host connects"
     )

@@ -328,11 +328,12 @@ class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions, Client
         elif not future.done():
             future.set_result(message)
 
-    def _fail_request(self, mid: Any, text: str) -> None:
-        """The transport could not deliver request ``mid``'s answer (too large, say)."""
+    def _fail_request(self, mid: Any, error: str | Exception) -> None:
+        """The transport could not deliver request ``mid``'s answer (too large, or refused
+        over HTTP, say)."""
         future = self._pending.pop(mid, None) if isinstance(mid, (str, int)) else None
         if future is not None and not future.done():
-            future.set_exception(ClientError(text))
+            future.set_exception(error if isinstance(error, Exception) else ClientError(error))
 
     async def _notification(self, message: JSON) -> None:
         self.notifications.append(message)

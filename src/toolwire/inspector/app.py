@@ -3,7 +3,9 @@
 The page can call tools, some of them destructive, so the API answers only the page it served:
 the ``Host`` must be this loopback address (no DNS rebinding), a cross-site ``Origin`` is
 refused, and every API request carries the random token from the URL printed at start-up
-(other local users and other sites do not have it).
+(other local users and other sites do not have it). The one route without the token is
+``/oauth/callback``, where an authorization server sends the browser back during a sign-in
+the page started; it is taken only with the ``state`` that sign-in sent.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hmac
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 
@@ -37,6 +40,7 @@ PAGE_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 MAX_QUEUED_EVENTS = 1000
+CALLBACK = "/oauth/callback"  # where the authorization server sends the browser back
 
 JSON = dict[str, Any]
 
@@ -105,6 +109,8 @@ class InspectorApp:
         if refusal is not None:
             return refusal
         path, method = request.path, request.method
+        if path == CALLBACK and method == "GET":
+            return self._signed_in(request)
         if not path.startswith("/api/"):
             if method != "GET":
                 return Response.error(405, "method not allowed")
@@ -117,6 +123,8 @@ class InspectorApp:
             return self._start_call(request)
         if path in EXCHANGES and method == "POST":
             return await self._exchange(request, *EXCHANGES[path])
+        if path == "/api/sign-in" and method == "POST":
+            return await self._sign_in(request)
         if path == "/api/reload" and method == "POST":
             self.session.reload()
             return Response.json({"ok": True}, 202)
@@ -187,6 +195,24 @@ class InspectorApp:
             return Response.json(await self.session.exchange(method, params))
         except NotReady as exc:
             return Response.error(409, str(exc))
+
+    async def _sign_in(self, request: Request) -> Response:
+        # The redirect comes back to the address the page was opened at (127.0.0.1 or
+        # localhost), where the tab keeps its token.
+        redirect_uri = f"http://{request.headers['host']}{CALLBACK}"
+        try:
+            return Response.json({"location": await self.session.begin_sign_in(redirect_uri)})
+        except NotReady as exc:
+            return Response.error(409, str(exc))
+
+    def _signed_in(self, request: Request) -> Response:
+        """The authorization server's redirect back: the sign-in goes on, the tab goes back
+        to the page."""
+        sign_in = self.session.sign_in
+        callback = f"http://{request.headers['host']}{CALLBACK}?{urlencode(request.query)}"
+        if sign_in is None or not sign_in.returned(callback):
+            return Response.error(404, "no sign-in is waiting for this answer")
+        return Response(302, b"", "text/plain", {"Location": "/"})
 
     def _answer(self, request: Request, rest: str) -> Response:
         number, _, action = rest.partition("/")

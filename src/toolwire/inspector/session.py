@@ -22,9 +22,11 @@ from typing import Any
 import orjson
 
 from ..client import Client
-from ..errors import ClientError
+from ..client.oauth import OAuth
+from ..errors import ClientError, Unauthorized
 from .calls import Call, Exchange, Traffic, now_ms, params_of, sending_for
 from .questions import Questions
+from .signin import SIGN_IN_TIMEOUT, SignIn, refusal
 
 JSON = dict[str, Any]
 Emit = Callable[[str, Any], None]
@@ -72,6 +74,9 @@ class InspectedServer:
         self.client: Client | None = None
         self.status = "starting"
         self.error: str | None = None
+        self.auth: JSON | None = None  # what the page offers when the server refused us
+        self.oauth: OAuth | None = None  # once the page asked to sign in
+        self.sign_in: SignIn | None = None
         self.generation = 0
         self.listings: dict[str, list[JSON]] = {kind: [] for kind in LISTINGS}
         self.calls: dict[int, Call] = {}
@@ -93,6 +98,7 @@ class InspectedServer:
                 "kind": self.kind,
                 "status": self.status,
                 "error": self.error,
+                "auth": self.auth,
                 "name": info.get("name"),
                 "version": info.get("version"),
                 "title": info.get("title"),
@@ -122,7 +128,7 @@ class InspectedServer:
             await self._stop_client("The server was restarted")
             self.generation += 1
             generation = self.generation
-            self.error = None
+            self.error = self.auth = None
             self.listings = {kind: [] for kind in LISTINGS}
             self._stderr_tail.clear()
             self._announce()
@@ -132,11 +138,12 @@ class InspectedServer:
                 self._client_target(),
                 protocol_version=self.protocol_version,
                 client_info={"name": "toolwire-inspector", "version": _version()},
-                timeout=START_TIMEOUT,
+                timeout=START_TIMEOUT if self.sign_in is None else SIGN_IN_TIMEOUT,
                 stderr=pipe[1] if pipe else None,
                 tap=lambda direction, data: self._tap(generation, direction, data),
                 log_level="debug",
                 headers=self.headers,
+                auth=self.oauth,
                 elicitation_handler=lambda params: self._ask("elicitation", params),
                 sampling_handler=lambda params: self._ask("sampling", params),
             )
@@ -156,12 +163,19 @@ class InspectedServer:
                     with contextlib.suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(asyncio.shield(stderr_done), STOP_GRACE)
                 self.status, self.error = "failed", self._why(str(exc))
+                if isinstance(exc, Unauthorized):
+                    given = self.oauth is not None or "authorization" in map(
+                        str.lower, self.headers
+                    )
+                    self.error, self.auth = refusal(self.target, exc, given)
+                self.sign_in = None
                 self._announce()
                 return
             if client.modern:  # list changes arrive on a listen stream
                 with contextlib.suppress(ClientError, asyncio.TimeoutError):
                     await client.listen(resources_list_changed=True, prompts_list_changed=True)
             self.status = "ready"
+            self.sign_in = None
             self._announce()
 
     def _client_target(self) -> str | list[str]:
@@ -199,6 +213,31 @@ class InspectedServer:
         if client is not None:
             await client.close()
         self._traffic.clear()
+
+    async def begin_sign_in(self, redirect_uri: str) -> str:
+        """Restart the server with toolwire's OAuth client; the address the page goes to
+        next: the authorization server's, or the page itself when no sign-in was asked."""
+        if self.kind != "url":
+            raise NotReady("Only a server given by its URL signs in")
+        sign_in = self.sign_in = SignIn()
+        if self.oauth is None or self.oauth.redirect_uri != redirect_uri:
+            self.oauth = OAuth(
+                client_name="toolwire inspector",
+                redirect_uri=redirect_uri,
+                authorize=lambda url: self._authorize(url),
+            )
+        started = self._spawn(self.start())
+        await asyncio.wait({sign_in.url, started}, return_when=asyncio.FIRST_COMPLETED)
+        if sign_in.url.done():
+            return sign_in.url.result()
+        if self.status == "ready":
+            return "/"
+        raise NotReady(self.error or f"The server is {self.status}")
+
+    async def _authorize(self, url: str) -> str:
+        if self.sign_in is None:
+            raise ClientError("The server asks to sign in again: use Sign in on the page")
+        return await self.sign_in.authorize(url)
 
     def reload(self) -> None:
         """Restart the server in the background (the page asked)."""

@@ -30,6 +30,7 @@ KEEPALIVE_EVERY = 15.0  # an event stream writes a comment this often, to notice
 REASONS = {
     200: "OK",
     202: "Accepted",
+    302: "Found",
     400: "Bad Request",
     403: "Forbidden",
     404: "Not Found",

@@ -75,9 +75,9 @@ class QueueReceiver:
         # The reader may take a message at once (an answer it is waiting for) when nothing
         # is queued before it; it returns True if it did. Saves a task switch per answer.
         self.take_now: Callable[[bytes], bool] | None = None
-        # Fails request ``mid`` on the client side (a ClientError with the text); without
-        # it a JSON-RPC error answer is delivered instead.
-        self.on_failure: Callable[[Any, str], None] | None = None
+        # Fails request ``mid`` on the client side (with the exception, or a ClientError with
+        # the text); without it a JSON-RPC error answer is delivered instead.
+        self.on_failure: Callable[[Any, str | Exception], None] | None = None
 
     def deliver(self, data: bytes) -> None:
         if self.ended:
@@ -97,12 +97,13 @@ class QueueReceiver:
             await self._room.wait()
         self.deliver(data)
 
-    def fail(self, mid: Any, text: str) -> None:
+    def fail(self, mid: Any, error: str | Exception) -> None:
         """Request ``mid`` cannot be answered (its answer was too large, say)."""
         if self.on_failure is not None:
-            self.on_failure(mid, text)
+            self.on_failure(mid, error)
         elif mid is not None:
-            self.deliver(jsonrpc.error_bytes(mid, RPCError(jsonrpc.INTERNAL_ERROR, text)))
+            failure = RPCError(jsonrpc.INTERNAL_ERROR, str(error))
+            self.deliver(jsonrpc.error_bytes(mid, failure))
 
     def end(self) -> None:
         if not self.ended:

@@ -42,7 +42,7 @@ from typing import Any
 import orjson
 
 from .. import jsonrpc
-from ..errors import ClientError, RPCError
+from ..errors import ClientError, RPCError, Unauthorized
 from ..protocol.header_params import header_params
 from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
@@ -321,7 +321,12 @@ class HttpClientTransport(QueueReceiver):
                         return
         if mid is not None:
             text = body.decode(errors="replace").strip()[:200]
-            self._fail(mid, f"HTTP {status}" + (f": {text}" if text else ""))
+            failure = f"HTTP {status}" + (f": {text}" if text else "")
+            if status in (401, 403):
+                challenge = response.headers.get("www-authenticate")
+                self.fail(mid, Unauthorized(status, failure, challenge))
+            else:
+                self._fail(mid, failure)
 
     async def _read_stream(self, response: Any, mid: Any, remember: bool, resumable: bool) -> None:
         """The messages of an SSE response; when it ends before the answer to ``mid``, the

@@ -6,9 +6,12 @@
 // package; this file follows it.
 //
 // The Resources and Prompts tabs live in primitives.js, the server's questions in
-// questions.js, both loaded after this file. They share one global object,
+// questions.js, the page's access (its token, a server that refused the inspector) in
+// access.js, all loaded after this file. They share one global object,
 // window.toolwireInspector, filled here:
 //   h, api, pretty, isObject, firstLine, clock  DOM and backend helpers
+//   token, connect(onLost), setConnection(...)  the page's token; the event stream, which
+//                                               access.js opens once the token is known good
 //   contentBlock(block), resourceBody(contents) the content renderers
 //   trafficMessage(entry), showView(viewId)     the traffic renderer, the tab switch
 //   buildForm(schema, emptyText)                the form builder of tool arguments: a field
@@ -97,11 +100,15 @@
     return data;
   }
 
-  /** EventSource reconnects by itself; the first `state` event after it resyncs the page. */
-  function connect() {
+  /** EventSource reconnects by itself; the first `state` event after it resyncs the page.
+   *  `onLost(source)` is told of each lost connection (access.js finds out why). */
+  function connect(onLost) {
     const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`);
     source.addEventListener("open", () => setConnection("live"));
-    source.addEventListener("error", () => setConnection("reconnecting"));
+    source.addEventListener("error", () => {
+      setConnection("reconnecting");
+      onLost(source);
+    });
     source.addEventListener("state", (event) => onState(JSON.parse(event.data)));
     source.addEventListener("call", (event) => onCall(JSON.parse(event.data)));
     source.addEventListener("log", (event) => onLog(JSON.parse(event.data)));
@@ -111,9 +118,10 @@
     });
   }
 
-  function setConnection(state) {
+  function setConnection(state, label = state, hint = "") {
     $("connection").dataset.state = state;
-    $("connection").textContent = state;
+    $("connection").textContent = label;
+    $("connection").title = hint;
   }
 
   // ------------------------------------------------------------------ page state
@@ -1047,10 +1055,9 @@
     $("call-form").addEventListener("input", updateProblems);
     $("call-form").addEventListener("change", updateProblems);
     $("history-clear").addEventListener("click", clearHistory);
-    connect();
   }
 
-  const shared = { h, api, pretty, isObject, firstLine, clock, contentBlock, resourceBody, trafficMessage, showView };
+  const shared = { h, api, pretty, isObject, firstLine, clock, contentBlock, resourceBody, trafficMessage, showView, token, connect, setConnection };
   const findCall = (id) => app.calls.get(id) || null;
   Object.assign(shared, { buildForm, findCall, state: null, stateListeners: [], callListeners: [], questionListeners: [] });
   window.toolwireInspector = shared;
