@@ -8,6 +8,9 @@ Snippet convention:
   in a temporary working directory.
 * A block immediately preceded by the line ``<!-- skip -->`` is not executed but must still
   compile (top-level ``await`` allowed): for ``async with`` at top level, servers that would bind sockets or need Redis.
+* A block immediately preceded by ``<!-- pytest beside FILE ... -->`` is a test file: it is
+  written to an empty folder with each FILE (a path in the repository) copied beside it, and
+  ``pytest`` runs there with no configuration; every test in it must pass.
 * Blocks in other languages (sh, json, nginx, yaml...) are not executed.
 
 Snippets that demonstrate calls run them through the in-memory client and assert the
@@ -16,8 +19,10 @@ results, so a page that no longer describes the code fails here.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import re
+import shutil
 import subprocess
 import sys
 import types
@@ -30,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(path.name for path in DOCS.glob("*.md"))
 SKIP_MARK = "<!-- skip -->"
+PYTEST_MARK = re.compile(r"^<!-- pytest beside (?P<files>[^>]+?) -->$")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)\s*(?P<lang>[\w+-]*)")
 
 
@@ -39,6 +45,7 @@ class Snippet:
     language: str
     code: str
     skip: bool
+    beside: tuple[str, ...] = ()  # a test file, run with pytest beside these files
 
 
 def snippets(text: str) -> list[Snippet]:
@@ -61,7 +68,10 @@ def snippets(text: str) -> list[Snippet]:
             end += 1
         if end == len(lines):
             raise AssertionError(f"line {index + 1}: unclosed code fence")
-        found.append(Snippet(index + 1, language, "\n".join(body) + "\n", previous == SKIP_MARK))
+        pytest_mark = PYTEST_MARK.match(previous)
+        beside = tuple(pytest_mark["files"].split()) if pytest_mark else ()
+        code = "\n".join(body) + "\n"
+        found.append(Snippet(index + 1, language, code, previous == SKIP_MARK, beside))
         index = end + 1
     return found
 
@@ -91,10 +101,58 @@ def test_page_snippets_run(page: str, tmp_path: Path, monkeypatch: pytest.Monkey
         if snippet.language not in ("python", "py"):
             continue
         where = f"docs/{page}, block at line {snippet.line}"
-        if snippet.skip:  # top-level await / async with is allowed in a skipped block
+        if snippet.beside:
+            compile(snippet.code, where, "exec")  # run by test_pytest_snippets_pass
+        elif snippet.skip:  # top-level await / async with is allowed in a skipped block
             compile(snippet.code, where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
         else:
             exec(compile(snippet.code, where, "exec"), namespace)
+
+
+PYTEST_SNIPPETS = [
+    pytest.param(snippet, id=f"{page}:{snippet.line}")
+    for page in PAGES
+    for snippet in snippets((DOCS / page).read_text(encoding="utf-8"))
+    if snippet.beside
+]
+
+
+def test_the_testing_page_has_pytest_snippets() -> None:
+    assert {param.id.split(":")[0] for param in PYTEST_SNIPPETS} >= {"testing.md"}
+
+
+@pytest.mark.parametrize("snippet", PYTEST_SNIPPETS)
+def test_pytest_snippets_pass(snippet: Snippet, tmp_path: Path) -> None:
+    """A user's folder: the test file and the files it sits beside, nothing else (no ini, no
+    conftest); the plugin comes from the installed package's entry point."""
+    for name in snippet.beside:
+        shutil.copy(ROOT / name, tmp_path / Path(name).name)
+    (tmp_path / "test_from_docs.py").write_text(snippet.code, encoding="utf-8")
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--timeout=120"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    tests = len(re.findall(r"^(?:async )?def test_", snippet.code, re.MULTILINE))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert re.search(rf"^{tests} passed in ", ran.stdout, re.MULTILINE), ran.stdout
+
+
+def test_the_cli_reference_is_the_parser() -> None:
+    from toolwire.cli import _parser
+    from toolwire.cli.reference import markdown
+
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert page == markdown(), "regenerate it: python -m toolwire.cli.reference > docs/cli.md"
+    subcommands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in subcommands.choices.items():
+        assert f"## `toolwire {name}`" in page
+        assert command.description, f"toolwire {name} has no description"
+        for action in command._actions:
+            for option in action.option_strings:
+                assert f"`{option}" in page or option in ("-h", "--help")
 
 
 def test_mkdocs_builds_strictly(tmp_path: Path) -> None:

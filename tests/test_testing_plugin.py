@@ -285,6 +285,35 @@ def test_a_user_project_gets_the_fixtures_from_the_entry_point(pytester: pytest.
     assert "testing.py" not in result.stdout.str()
 
 
+@pytest.mark.parametrize("plugins", [[], ["-p", "no:asyncio"]], ids=["strict", "no-asyncio"])
+def test_no_configuration_is_needed(pytester: pytest.Pytester, plugins: list[str]) -> None:
+    """No ini file, no marks: with pytest-asyncio in its default (strict) mode, and without
+    pytest-asyncio at all, the tests that use mcp_client run as written."""
+    pytester.makepyfile(
+        test_adder=USER_TESTS,
+        test_sync="""
+        def test_sync_use(mcp_client):
+            mcp_client.list_tools
+        """,
+        conftest="""
+        import pytest
+        from adder import mcp
+
+        @pytest.fixture
+        def mcp_server():
+            return mcp
+        """,
+    )
+    result = run(pytester, *plugins)
+    # a sync test gets a connected client from pytest-asyncio, and a clear error without it
+    result.assert_outcomes(passed=2 if plugins else 3, failed=3 if plugins else 2)
+    result.stdout.fnmatch_lines(["*_ test_fails_readably _*", "*expected: '7'*"])
+    if plugins:  # the client exists only in the test's own loop
+        result.stdout.fnmatch_lines(
+            ["*TypeError: mcp_client is a connected client only in a test written `async def`"]
+        )
+
+
 def test_strict_mode_and_a_missing_server(pytester: pytest.Pytester) -> None:
     pytester.makeini(
         "[pytest]\nasyncio_mode = strict\nasyncio_default_fixture_loop_scope = function\n"

@@ -52,19 +52,21 @@ Assertions (each failure message says what came back)
     * ``assert_tool_names(tools, expected)``: the tools (from ``list_tools()``, or names) are
       exactly ``expected``, in any order; the message lists what is missing and unexpected.
 
-Async fixtures run under pytest-asyncio (``asyncio_mode = "auto"``, or mark the tests with
-``@pytest.mark.asyncio`` in strict mode).
+A test that uses ``mcp_client`` needs no configuration and no mark: with pytest-asyncio
+active (in any mode) the plugin marks it as an asyncio test; without it, the plugin runs it in
+an event loop of its own and connects the client there.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
 import pprint
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import pytest
 
@@ -85,18 +87,6 @@ __all__ = [
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds allowed to connect, for each request, and to close."""
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _async_fixture(function: _F) -> _F:
-    """An async fixture that works in pytest-asyncio's strict mode too."""
-    try:
-        import pytest_asyncio
-    except ImportError:  # pragma: no cover - without pytest-asyncio
-        return cast(_F, pytest.fixture(function))
-    return cast(_F, pytest_asyncio.fixture(function))
-
 
 # ---------------------------------------------------------------- connecting
 
@@ -154,6 +144,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "mcp_server(target): the MCP server of the mcp_client fixture "
         "(a Server object, a command or a .py path)",
     )
+    # mcp_client connects in the loop its test runs in: pytest-asyncio's when it is active,
+    # else one this plugin makes.
+    asyncio_active = config.pluginmanager.has_plugin("asyncio")
+    client = _pytest_asyncio_client() if asyncio_active else _OwnLoopClient()
+    config.pluginmanager.register(client, "toolwire-mcp-client")
 
 
 @pytest.fixture
@@ -168,29 +163,102 @@ def mcp_client_options() -> dict[str, Any]:
     return {}
 
 
-@_async_fixture
-async def mcp_client(
-    request: pytest.FixtureRequest,
-    mcp_protocol_version: str | None,
-    mcp_client_options: dict[str, Any],
-) -> AsyncIterator[Client]:
-    """A client connected to the ``mcp_server`` marker's or fixture's server."""
+def _server_of(request: pytest.FixtureRequest) -> Target:
+    """The ``mcp_server`` marker's or fixture's server."""
     marker = request.node.get_closest_marker("mcp_server")
     if marker is not None:
         if len(marker.args) != 1 or marker.kwargs:
             pytest.fail("use @pytest.mark.mcp_server(target) with one target", pytrace=False)
-        target = marker.args[0]
-    else:
-        try:
-            target = request.getfixturevalue("mcp_server")
-        except pytest.FixtureLookupError:
-            pytest.fail(
-                "mcp_client needs a server: define a `mcp_server` fixture returning a Server "
-                "object or a command, or mark the test with @pytest.mark.mcp_server(target)",
-                pytrace=False,
-            )
-    async with connect(target, mcp_protocol_version, **mcp_client_options) as client:
-        yield client
+        return cast(Target, marker.args[0])
+    try:
+        return cast(Target, request.getfixturevalue("mcp_server"))
+    except pytest.FixtureLookupError:
+        pytest.fail(
+            "mcp_client needs a server: define a `mcp_server` fixture returning a Server "
+            "object or a command, or mark the test with @pytest.mark.mcp_server(target)",
+            pytrace=False,
+        )
+
+
+def _uses_client(function: object) -> bool:
+    return inspect.iscoroutinefunction(function) and "mcp_client" in _parameters(function)
+
+
+def _parameters(function: Any) -> Mapping[str, Any]:
+    try:
+        return inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+def _pytest_asyncio_client() -> object:
+    """With pytest-asyncio: ``mcp_client`` is its async fixture, and a coroutine test that
+    uses it is marked ``asyncio`` unless it (or its class or module) already is, so strict
+    mode needs no mark."""
+    import pytest_asyncio
+
+    class PytestAsyncioClient:
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_pycollect_makeitem(
+            self, collector: pytest.Collector, name: str, obj: object
+        ) -> None:
+            if _uses_client(obj) and collector.get_closest_marker("asyncio") is None:
+                marks = getattr(obj, "pytestmark", [])
+                if not any(mark.name == "asyncio" for mark in marks):
+                    pytest.mark.asyncio(obj)
+
+        @pytest_asyncio.fixture
+        async def mcp_client(
+            self,
+            request: pytest.FixtureRequest,
+            mcp_protocol_version: str | None,
+            mcp_client_options: dict[str, Any],
+        ) -> AsyncIterator[Client]:
+            """A client connected to the ``mcp_server`` marker's or fixture's server."""
+            server = _server_of(request)
+            async with connect(server, mcp_protocol_version, **mcp_client_options) as client:
+                yield client
+
+    return PytestAsyncioClient()
+
+
+class _Unconnected:
+    """What ``mcp_client`` is until the test's event loop runs (without pytest-asyncio)."""
+
+    def __init__(self, server: Target, protocol_version: str | None, options: dict[str, Any]):
+        self.server, self.protocol_version, self.options = server, protocol_version, options
+
+    def __getattr__(self, name: str) -> Any:
+        raise TypeError("mcp_client is a connected client only in a test written `async def`")
+
+    async def run(self, test: Callable[..., Any], arguments: dict[str, Any]) -> None:
+        async with connect(self.server, self.protocol_version, **self.options) as client:
+            await test(**{**arguments, "mcp_client": client})
+
+
+class _OwnLoopClient:
+    """Without pytest-asyncio: a coroutine test that uses ``mcp_client`` runs in a new event
+    loop, where the client is connected before the test and closed after it."""
+
+    @pytest.fixture
+    def mcp_client(
+        self,
+        request: pytest.FixtureRequest,
+        mcp_protocol_version: str | None,
+        mcp_client_options: dict[str, Any],
+    ) -> _Unconnected:
+        """A client connected to the ``mcp_server`` marker's or fixture's server."""
+        return _Unconnected(_server_of(request), mcp_protocol_version, mcp_client_options)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        unconnected = pyfuncitem.funcargs.get("mcp_client")
+        if not isinstance(unconnected, _Unconnected) or not _uses_client(pyfuncitem.obj):
+            return None
+        names = _parameters(pyfuncitem.obj)
+        arguments = {name: value for name, value in pyfuncitem.funcargs.items() if name in names}
+        asyncio.run(unconnected.run(pyfuncitem.obj, arguments))
+        return True
 
 
 # ---------------------------------------------------------------- assertions

@@ -48,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="toolwire",
         description="Serve, inspect and call MCP servers.",
         epilog="Exit codes: 0 success, 1 the tool returned an error result, 2 bad usage, "
-        "a file that gives no server, or a server that cannot be reached.",
+        "a file that gives no server, a server that cannot be reached, or a missing optional "
+        "part (the message names the pip command that adds it).",
     )
     parser.add_argument("--version", action="version", version=f"toolwire {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -121,7 +122,12 @@ def _parser() -> argparse.ArgumentParser:
 
     add_install(commands)
 
-    commands.add_parser("version", help="toolwire, Python and MCP revision versions")
+    commands.add_parser(
+        "version",
+        help="toolwire, Python and MCP revision versions",
+        description="Print the versions of toolwire and Python, and the MCP revisions "
+        "toolwire speaks.",
+    )
     return parser
 
 
