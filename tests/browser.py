@@ -51,6 +51,17 @@ def chromium_path() -> str | None:
     return "/usr/bin/chromium" if Path("/usr/bin/chromium").is_file() else None
 
 
+def require_playwright() -> None:
+    """For a module of browser tests: skip it without playwright (fail on CI, which installs
+    the test extra that has it)."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(PLAYWRIGHT_MISSING, allow_module_level=True)
+
+
 def require_chromium() -> str:
     """The chromium executable; skip the test without it (fail on CI, which installs it)."""
     path = chromium_path()
@@ -59,12 +70,7 @@ def require_chromium() -> str:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail(PLAYWRIGHT_MISSING)
-        pytest.skip(PLAYWRIGHT_MISSING)
+    require_playwright()
     return path
 
 

@@ -58,3 +58,19 @@ def page(browser: Any) -> Iterator[Any]:
 
     with fresh_page(browser, VIEWPORT, WAIT_MS) as opened:
         yield opened
+
+
+@pytest.fixture(scope="module")
+def shared_auth_server() -> Iterator[Any]:
+    """The test authorization server (tests/oauth_server.py) of one module."""
+    from oauth_server import OAuthServer, serve_oauth
+
+    with serve_oauth(OAuthServer()) as server:
+        yield server
+
+
+@pytest.fixture
+def auth_server(shared_auth_server: Any) -> Any:
+    """The module's authorization server, with every client, code and token forgotten."""
+    shared_auth_server.reset()
+    return shared_auth_server

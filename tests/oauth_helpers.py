@@ -17,9 +17,10 @@ from typing import Any
 
 import httpx
 
-from oauth_server import OAuthServer, Recorder, serve_protected
 from toolwire import Context, Server
 from toolwire.auth import JWTVerifier, ResourceServer
+
+from oauth_server import OAuthServer, Recorder, serve_protected
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"

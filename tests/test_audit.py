@@ -26,12 +26,12 @@ import orjson
 import pytest
 from pydantic import BaseModel
 
-from http_server import serve_http
 from toolwire import Context, Server, ServerError
 from toolwire.auth import AccessToken
 from toolwire.server.audit import OUTCOMES, AuditLog
 from toolwire.server.limits import RateLimiter
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, checked_client, modern_meta, raw_server
 

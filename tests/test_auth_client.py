@@ -19,11 +19,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from toolwire import Client
+from toolwire.auth import AccessToken, StaticTokens
+from toolwire.client import Host
+from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
+from toolwire.client.oauth_storage import MemoryStorage
+from toolwire.errors import ClientError, Unauthorized
+
+from mcp_spec import WireChecker
 from oauth_helpers import (
     BOTH_ERAS,
     LEGACY,
@@ -45,29 +52,9 @@ from oauth_server import (
     serve_oauth,
     serve_protected,
 )
-from toolwire import Client
-from toolwire.auth import AccessToken, StaticTokens
-from toolwire.client import Host
-from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
-from toolwire.client.oauth_storage import MemoryStorage
-from toolwire.errors import ClientError, Unauthorized
-
-from mcp_spec import WireChecker
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture(scope="module")
-def shared_auth_server() -> Iterator[OAuthServer]:
-    with serve_oauth(OAuthServer()) as server:
-        yield server
-
-
-@pytest.fixture
-def auth_server(shared_auth_server: OAuthServer) -> OAuthServer:
-    shared_auth_server.reset()
-    return shared_auth_server
 
 
 def check_wire(recorder: Recorder) -> None:

@@ -16,11 +16,22 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import httpx
 import pytest
+
+from toolwire.auth import IntrospectionVerifier, StaticTokens
+from toolwire.auth.verifiers import canonical_url
+from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
+from toolwire.client.oauth_browser import BrowserAuthorization, open_in_browser
+from toolwire.client.oauth_discovery import (
+    authorization_server_metadata_urls,
+    bearer_challenge,
+    discover_authorization_server,
+    resource_metadata_urls,
+)
+from toolwire.errors import ClientError
 
 from oauth_helpers import (
     LEGACY,
@@ -34,33 +45,9 @@ from oauth_helpers import (
     resource_server,
 )
 from oauth_server import INTROSPECTOR, OAuthServer, serve_oauth, serve_protected
-from toolwire.auth import IntrospectionVerifier, StaticTokens
-from toolwire.auth.verifiers import canonical_url
-from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
-from toolwire.client.oauth_browser import BrowserAuthorization, open_in_browser
-from toolwire.client.oauth_discovery import (
-    authorization_server_metadata_urls,
-    bearer_challenge,
-    discover_authorization_server,
-    resource_metadata_urls,
-)
-from toolwire.errors import ClientError
-
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(30)
-
-
-@pytest.fixture(scope="module")
-def shared_auth_server() -> Iterator[OAuthServer]:
-    with serve_oauth(OAuthServer()) as server:
-        yield server
-
-
-@pytest.fixture
-def auth_server(shared_auth_server: OAuthServer) -> OAuthServer:
-    shared_auth_server.reset()
-    return shared_auth_server
 
 
 # ---------------------------------------------------------------------------- sans-IO

@@ -21,8 +21,6 @@ from typing import Any
 import pytest
 from starlette.responses import Response
 
-from oauth_helpers import MODERN, READ, Browser, protected, resource_server
-from oauth_server import OAuthServer, Recorder, serve_oauth, serve_protected
 from toolwire import Server
 from toolwire.auth import JWTVerifier
 from toolwire.client.oauth import OAuth
@@ -30,6 +28,8 @@ from toolwire.client.oauth_storage import MemoryStorage
 from toolwire.errors import ClientError
 from toolwire.transports.http_auth import MetadataDocument
 
+from oauth_helpers import MODERN, READ, Browser, protected, resource_server
+from oauth_server import OAuthServer, Recorder, serve_oauth, serve_protected
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(30)

@@ -37,8 +37,6 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from http_server import serve_http
-from services import start_redis
 from toolwire import Context, Server
 from toolwire.auth import (
     AccessToken,
@@ -53,7 +51,9 @@ from toolwire.auth import (
 from toolwire.server.session import Request
 from toolwire.transports.http_store import RedisStore
 
+from http_server import serve_http
 from mcp_spec import WireChecker
+from services import start_redis
 from wire import MODERN, modern_meta
 
 pytestmark = pytest.mark.timeout(30)

@@ -230,10 +230,11 @@ async def test_run_serves_stdio(revision: str) -> None:
         assert failed.is_error and "negative number" in failed.text
 
 
-async def test_run_serves_http_on_the_given_port() -> None:
+@pytest.mark.parametrize("transport", ["http", "streamable-http"])
+async def test_run_serves_http_on_the_given_port(transport: str) -> None:
     process = await asyncio.create_subprocess_exec(
         *[sys.executable, "-m", "toolwire", "run", str(CALCULATOR)],
-        *["--transport", "http", "--port", "0", "--path", "/tools", "--log-level", "info"],
+        *["--transport", transport, "--port", "0", "--path", "/tools", "--log-level", "info"],
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
     )

@@ -15,11 +15,11 @@ import orjson
 import pytest
 from pydantic import Field
 
-from http_server import serve_http
 from toolwire import ClientError, Context, Server, types
 from toolwire.client import Client, SyncClient
 from toolwire.lowlevel import Server as LowLevelServer
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import EXAMPLES
 

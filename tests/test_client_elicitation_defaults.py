@@ -13,9 +13,9 @@ from typing import Any
 import orjson
 import pytest
 
-from http_server import serve_http
 from toolwire import Context, Server
 
+from http_server import serve_http
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(30)

@@ -14,7 +14,6 @@ import orjson
 import pytest
 
 from http_server import serve_http
-
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(30)

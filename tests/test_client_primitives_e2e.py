@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from http_server import serve_http
-from primitive_clients import TIMEOUT, Changes, strict_client
 from toolwire import Client, ClientError, ServerError
 
+from http_server import serve_http
+from primitive_clients import TIMEOUT, Changes, strict_client
 from wire import SERVERS
 
 pytestmark = pytest.mark.timeout(60)

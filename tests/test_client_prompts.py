@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from primitive_clients import SDK_SERVER, TIMEOUT, strict_client
 from toolwire import ClientError, ServerError
 from toolwire.client import Completion, PromptResult, SyncClient
+
+from primitive_clients import SDK_SERVER, TIMEOUT, strict_client
 
 pytestmark = pytest.mark.timeout(60)
 REVISIONS = ["2025-11-25", "2026-07-28"]

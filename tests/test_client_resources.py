@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from primitive_clients import SDK_SERVER, TIMEOUT, Changes, strict_client
 from toolwire import ClientError, ServerError
 from toolwire.client import ResourceResult, SyncClient
+
+from primitive_clients import SDK_SERVER, TIMEOUT, Changes, strict_client
 
 pytestmark = pytest.mark.timeout(60)
 REVISIONS = ["2025-11-25", "2026-07-28"]

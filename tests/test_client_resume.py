@@ -16,9 +16,9 @@ from typing import Any
 import orjson
 import pytest
 
-from http_server import serve_http
 from toolwire import ClientError
 
+from http_server import serve_http
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(30)

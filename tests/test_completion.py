@@ -20,11 +20,11 @@ from typing import Any
 import anyio
 import pytest
 
-from http_server import serve_http
 from toolwire import Client, Server, ServerError
 from toolwire.completion import completion_result
 from toolwire.protocol.revisions import REVISIONS
 
+from http_server import serve_http
 from mcp_spec import validate_definition
 from wire import MODERN, SERVERS, checked_client
 

@@ -21,10 +21,10 @@ import pytest
 from mcp import Client as SdkClient
 from mcp import StdioServerParameters
 
-from http_server import serve_http
-from primitive_clients import strict_client
 from toolwire import Client, ServerError
 
+from http_server import serve_http
+from primitive_clients import strict_client
 from wire import EXAMPLES
 
 pytestmark = pytest.mark.timeout(60)

@@ -30,7 +30,6 @@ import orjson
 import pytest
 
 from http_server import serve_http
-
 from mcp_spec import WireChecker
 from wire import EXAMPLES, MODERN, SERVERS, TIMEOUT, RawServer, modern_meta, raw_server
 

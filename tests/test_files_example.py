@@ -40,13 +40,13 @@ from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from oauth_helpers import BOTH_ERAS, LEGACY, MODERN, READ, WRITE, Browser
-from oauth_server import OAuthServer, serve_oauth
-from services import free_port
 from toolwire.client.oauth import OAuth
 from toolwire.errors import ServerError, Unauthorized
 
 from mcp_spec import WireChecker
+from oauth_helpers import BOTH_ERAS, LEGACY, MODERN, READ, WRITE, Browser
+from oauth_server import OAuthServer, serve_oauth
+from services import free_port
 from wire import EXAMPLES, checked_client
 
 SCRIPT = EXAMPLES / "files.py"

@@ -387,8 +387,9 @@ async def test_a_host_with_an_http_server() -> None:
     added on the HTTP server listed after a refresh."""
     import sys as _sys
 
-    from http_server import serve_http
     from toolwire import Server as _Server
+
+    from http_server import serve_http
 
     remote = _Server("remote")
 

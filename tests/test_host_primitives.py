@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from http_server import serve_http
-from primitive_clients import SDK_SERVER, TIMEOUT
 from toolwire import Client, ClientError
 from toolwire.client import Host
 from toolwire.client.approval import ApprovalPolicy, ApprovalRequest
 from toolwire.client.host_primitives import UnknownPrimitiveError, template_pattern
 
+from http_server import serve_http
 from mcp_spec import WireChecker
+from primitive_clients import SDK_SERVER, TIMEOUT
 from wire import SERVERS
 
 pytestmark = pytest.mark.timeout(60)

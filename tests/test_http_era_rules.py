@@ -18,10 +18,10 @@ import httpx
 import orjson
 import pytest
 
-from http_server import serve_http
 from test_http_legacy import REVISIONS, TIMEOUT, Peer
 from toolwire import Server
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, RawServer, modern_meta
 

@@ -9,9 +9,9 @@ import orjson
 import pytest
 from pydantic import Field
 
-from http_server import serve_http
 from toolwire import RegistrationError, Server
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 
 MODERN = "2026-07-28"

@@ -31,9 +31,9 @@ import orjson
 import pytest
 from pydantic import BaseModel
 
-from http_server import serve_http
 from toolwire import Context, Server
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 
 pytestmark = pytest.mark.timeout(30)

@@ -26,9 +26,9 @@ import orjson
 import pytest
 from pydantic import BaseModel, Field
 
-from http_server import serve_http
 from toolwire import Context, Server
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, modern_meta
 

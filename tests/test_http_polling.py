@@ -19,10 +19,10 @@ import httpx
 import orjson
 import pytest
 
-from http_server import serve_http
 from test_http_legacy import RETRY_MS, TIMEOUT, Event, Gate, Peer, text_of
 from toolwire import Client, Context, Server
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, modern_meta
 

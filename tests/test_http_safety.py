@@ -20,9 +20,9 @@ import httpx
 import orjson
 import pytest
 
-from http_server import serve_http
 from toolwire import Context, Server
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, modern_meta
 

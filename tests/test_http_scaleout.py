@@ -31,9 +31,8 @@ import httpx
 import orjson
 import pytest
 
-from services import Worker, start_nginx, start_redis, start_worker
-
 from mcp_spec import WireChecker
+from services import Worker, start_nginx, start_redis, start_worker
 
 pytestmark = pytest.mark.timeout(40)
 

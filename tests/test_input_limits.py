@@ -17,11 +17,11 @@ import orjson
 import pytest
 from pydantic import BaseModel
 
-from http_server import serve_http
 from toolwire import Server
 from toolwire.safety import check_arguments
 from toolwire.schema import InvalidArguments
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, SERVERS, TIMEOUT, RawServer, checked_client, modern_meta, raw_server
 

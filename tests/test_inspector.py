@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from http_server import serve_http
 from toolwire import Server
 from toolwire.auth import ResourceServer, StaticTokens
 
+from http_server import serve_http
 from inspector_process import Inspector, start_inspector
 from mcp_spec import WireChecker
 from wire import EXAMPLES, MODERN, SERVERS

@@ -6,7 +6,6 @@ runs from the page through a real authorization server on loopback."""
 from __future__ import annotations
 
 import contextlib
-import os
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,19 +14,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from oauth_helpers import MODERN, protected
-from oauth_server import OAuthServer, serve_oauth
-
-from browser import PLAYWRIGHT_MISSING, VIEWPORT, WAIT_MS, dev_on_copy, fresh_page
+from browser import VIEWPORT, WAIT_MS, dev_on_copy, fresh_page, require_playwright
 from inspector_process import Inspector, start_inspector
 from mcp_spec import WireChecker
+from oauth_helpers import MODERN, protected
+from oauth_server import OAuthServer
 
-try:
-    from playwright.sync_api import Page, expect
-except ImportError:  # CI installs the test extra, which has playwright
-    if os.environ.get("CI"):
-        raise
-    pytest.skip(PLAYWRIGHT_MISSING, allow_module_level=True)
+require_playwright()  # skips the module without it, fails on CI
+from playwright.sync_api import Page, expect  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CALCULATOR = REPO / "examples" / "calculator.py"
@@ -80,12 +74,6 @@ def test_a_stopped_then_restarted_inspector_is_explained(browser: Any, tmp_path:
         with start_inspector(CALCULATOR.name, "--port", port, cwd=tmp_path) as second:
             assert second.base == first.base and second.token != first.token
             token_page_says(page, "belongs to an earlier run of toolwire dev", second.base)
-
-
-@pytest.fixture(scope="module")
-def auth_server() -> Iterator[OAuthServer]:
-    with serve_oauth(OAuthServer()) as server:
-        yield server
 
 
 def test_a_401_explains_itself_and_the_page_signs_in_with_oauth(
@@ -153,3 +141,24 @@ def test_a_refused_header_token_is_named_on_the_page(
         expect(banner).to_contain_text("refused the token it was given (HTTP 401 Unauthorized)")
         expect(page.get_by_test_id("sign-in")).to_be_visible()
         assert dev.state()["server"]["auth"]["status"] == 401
+
+
+def test_a_failed_sign_in_is_explained_and_can_be_tried_again(
+    browser: Any, auth_server: OAuthServer
+) -> None:
+    auth_server.wrong_iss = "https://impostor.example"  # the client must refuse its answer
+    with (
+        protected(auth_server) as mcp,
+        start_inspector(mcp.url) as dev,
+        page_expecting(browser) as page,
+    ):
+        page.goto(dev.url)
+        page.get_by_test_id("sign-in").click()
+        expect(page.get_by_test_id("server-status")).to_have_attribute("data-status", "failed")
+        banner = page.get_by_test_id("failure-banner")
+        expect(banner).to_contain_text(f"{mcp.url} needs a sign-in, and the last one did not")
+        expect(banner).to_contain_text("names the issuer 'https://impostor.example'")
+        auth_server.wrong_iss = None
+        page.get_by_test_id("sign-in").click()
+        expect(page.get_by_test_id("server-status")).to_have_attribute("data-status", "ready")
+        expect(page.locator('[data-testid="tool-item"][data-tool="whoami"]')).to_be_visible()

@@ -9,7 +9,6 @@ temporary folder (the inspector restarts the server when a file beside it change
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,6 @@ import pytest
 
 from browser import (
     ERROR_BACKGROUND,
-    PLAYWRIGHT_MISSING,
     STATIC,
     VIEWPORT,
     WAIT_MS,
@@ -27,16 +25,13 @@ from browser import (
     dev_on_copy,
     distinct_colours,
     pixels_near,
+    require_playwright,
 )
 from inspector_process import Inspector
 from mcp_spec import LATEST, WireChecker, spec_available
 
-try:
-    from playwright.sync_api import Locator, Page, expect
-except ImportError:  # CI installs the test extra, which has playwright
-    if os.environ.get("CI"):
-        raise
-    pytest.skip(PLAYWRIGHT_MISSING, allow_module_level=True)
+require_playwright()  # skips the module without it, fails on CI
+from playwright.sync_api import Locator, Page, expect  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CALCULATOR = REPO / "examples" / "calculator.py"

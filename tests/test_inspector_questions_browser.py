@@ -11,7 +11,6 @@ answered call, as the inspector recorded it, is validated against the revision's
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,6 @@ from typing import Any
 import pytest
 
 from browser import (
-    PLAYWRIGHT_MISSING,
     STATIC,
     VIEWPORT,
     WAIT_MS,
@@ -28,17 +26,14 @@ from browser import (
     decode_png,
     distinct_colours,
     pixels_near,
+    require_playwright,
 )
 from inspector_process import Inspector, start_inspector
 from mcp_spec import WireChecker
 from wire import MODERN
 
-try:
-    from playwright.sync_api import Locator, Page, Route, expect
-except ImportError:  # CI installs the test extra, which has playwright
-    if os.environ.get("CI"):
-        raise
-    pytest.skip(PLAYWRIGHT_MISSING, allow_module_level=True)
+require_playwright()  # skips the module without it, fails on CI
+from playwright.sync_api import Locator, Page, Route, expect  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SERVER = REPO / "tests" / "servers" / "inspected_questions.py"

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from http_server import serve_http
-
 from mcp_spec import WireChecker
 from wire import EXAMPLES
 

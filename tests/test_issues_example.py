@@ -24,7 +24,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from http_server import serve_http
-
 from wire import EXAMPLES, checked_client
 
 REVISIONS = ["2025-11-25", "2026-07-28"]

@@ -18,10 +18,10 @@ from typing import Any
 import anyio
 import pytest
 
-from primitive_clients import TIMEOUT, Changes, strict_client
 from toolwire import ServerError, types
 from toolwire.lowlevel import Server
 
+from primitive_clients import TIMEOUT, Changes, strict_client
 from wire import SERVERS
 
 LEGACY = "2025-11-25"

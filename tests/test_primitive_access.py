@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from http_server import serve_http
 from toolwire import Context, RegistrationError, Server, ServerError
 from toolwire.auth import AccessToken
 from toolwire.server import prompts as prompt_registry
 from toolwire.server import resources as resource_registry
 from toolwire.server.middleware import Call, CallNext
 
+from http_server import serve_http
 from wire import MODERN, checked_client
 
 LEGACY = "2025-11-25"

@@ -23,11 +23,11 @@ import orjson
 import pytest
 from pydantic import BaseModel, Field
 
-from http_server import serve_http
 from toolwire import Client, Context, File, Image, RegistrationError, Server, ServerError
 from toolwire.prompts import AssistantMessage, Message, Prompt, UserMessage, to_messages
 from toolwire.protocol.revisions import REVISIONS
 
+from http_server import serve_http
 from mcp_spec import WireChecker, validate_definition
 from wire import MODERN, SERVERS, checked_client, modern_meta, raw_server
 

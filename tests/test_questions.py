@@ -18,10 +18,10 @@ import httpx
 import orjson
 import pytest
 
-from http_server import serve_http
 from servers.live_peer import load, open_peer
 from toolwire import Client, ServerError
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, SERVERS, modern_meta
 

@@ -25,8 +25,6 @@ from typing import Any
 
 import pytest
 
-from http_server import serve_http
-from services import free_port, start_redis
 from toolwire import Server
 from toolwire.auth import AccessToken
 from toolwire.server.limits import RETRY_AFTER_META, MemoryBuckets, Rate, RateLimiter
@@ -34,6 +32,8 @@ from toolwire.server.limits_redis import RedisBuckets
 from toolwire.server.methods import METHODS
 from toolwire.server.middleware import Call, CallNext
 
+from http_server import serve_http
+from services import free_port, start_redis
 from wire import MODERN, RawServer, checked_client, raw_server
 
 pytestmark = pytest.mark.timeout(30)

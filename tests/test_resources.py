@@ -21,11 +21,11 @@ import httpx
 import orjson
 import pytest
 
-from http_server import serve_http
 from toolwire import Context, RegistrationError, Server, ToolError
 from toolwire.resources import ResourceNotFound, UriTemplate, to_contents
 
 import mcp_spec
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import SERVERS, RawPeer, RawServer, modern_meta
 

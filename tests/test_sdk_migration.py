@@ -26,10 +26,10 @@ import httpx
 import orjson
 import pytest
 
-from http_server import serve_http
 from toolwire import Server
 from toolwire.server.sdk_options import http_options
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, SERVERS, checked_client
 

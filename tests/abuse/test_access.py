@@ -27,12 +27,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from abuse.report import record, rss_mib
-from http_server import serve_http
 from toolwire import Context, Server
 from toolwire.auth import JWTVerifier, ResourceServer, covers
 from toolwire.server import RateLimiter
 from toolwire.server.audit import AuditLog
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, SERVERS, modern_meta, raw_server
 

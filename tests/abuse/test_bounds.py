@@ -35,10 +35,9 @@ import httpx
 import orjson
 import pytest
 
-from services import Worker, start_redis, start_worker
-
 from .report import record, rss_mib
 from mcp_spec import WireChecker
+from services import Worker, start_redis, start_worker
 from wire import MODERN, modern_meta, raw_server
 
 pytestmark = pytest.mark.timeout(60)

@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from services import start_worker
 from toolwire import ClientError
 from toolwire.client import Client
 from toolwire.errors import ClientTimeout
 
 from .report import record, rss_mib
 from mcp_spec import SpecViolation, WireChecker
+from services import start_worker
 from wire import SERVERS
 
 REVISION = "2025-06-18"

@@ -27,6 +27,8 @@ import httpx
 import orjson
 import pytest
 
+from .report import record, rss_mib
+from mcp_spec import WireChecker
 from services import (
     LOOPBACK,
     READY_TIMEOUT,
@@ -37,9 +39,6 @@ from services import (
     require,
     start_worker,
 )
-
-from .report import record, rss_mib
-from mcp_spec import WireChecker
 
 pytestmark = pytest.mark.timeout(45)
 

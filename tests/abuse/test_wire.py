@@ -26,9 +26,9 @@ import orjson
 import pytest
 
 from abuse.report import record, rss_mib
-from http_server import serve_http
 from servers.abuse_wire_tools import build
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import MODERN, SERVERS, TIMEOUT, RawServer, modern_meta, raw_server
 

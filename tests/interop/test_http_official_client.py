@@ -22,8 +22,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, Field
 
-from http_server import serve_http
 from toolwire import Context, Server, ToolError
+
+from http_server import serve_http
 
 TEST_TIMEOUT = 30.0
 REQUEST_TIMEOUT = 10.0

@@ -24,10 +24,10 @@ from typing import Any
 import orjson
 import pytest
 
-from http_server import serve_http
 from interop.npm import VENV, npm_package
 from toolwire import Context, Server
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 
 pytestmark = pytest.mark.timeout(120)

@@ -64,9 +64,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("target", metavar="FILE[:OBJECT]", help=TARGET_HELP)
     run.add_argument(
         "--transport",
-        choices=("stdio", "http"),
+        choices=("stdio", "http", "streamable-http"),
         default="stdio",
-        help="stdio as MCP hosts start servers, or http",
+        help="stdio as MCP hosts start servers, or Streamable HTTP (http, or its name in the "
+        "official SDK: streamable-http)",
     )
     run.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
     run.add_argument("--port", type=int, default=8000, help="HTTP: the port; 0 picks a free one")

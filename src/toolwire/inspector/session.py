@@ -164,10 +164,9 @@ class InspectedServer:
                         await asyncio.wait_for(asyncio.shield(stderr_done), STOP_GRACE)
                 self.status, self.error = "failed", self._why(str(exc))
                 if isinstance(exc, Unauthorized):
-                    given = self.oauth is not None or "authorization" in map(
-                        str.lower, self.headers
-                    )
-                    self.error, self.auth = refusal(self.target, exc, given)
+                    header = "authorization" in map(str.lower, self.headers)
+                    way = "oauth" if self.oauth is not None else "header" if header else None
+                    self.error, self.auth = refusal(self.target, exc, way)
                 self.sign_in = None
                 self._announce()
                 return
@@ -224,7 +223,7 @@ class InspectedServer:
             self.oauth = OAuth(
                 client_name="toolwire inspector",
                 redirect_uri=redirect_uri,
-                authorize=lambda url: self._authorize(url),
+                authorize=self._authorize,
             )
         started = self._spawn(self.start())
         await asyncio.wait({sign_in.url, started}, return_when=asyncio.FIRST_COMPLETED)

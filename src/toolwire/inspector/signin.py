@@ -25,14 +25,18 @@ SIGN_IN_TIMEOUT = 300.0  # for the person to sign in at the authorization server
 JSON = dict[str, Any]
 
 
-def refusal(target: str, refused: Unauthorized, token_given: bool) -> tuple[str, JSON]:
-    """The explanation of a refusal for the page, and what the page offers (``auth``)."""
+def refusal(target: str, refused: Unauthorized, tried: str | None) -> tuple[str, JSON]:
+    """The explanation of a refusal for the page, and what the page offers (``auth``).
+    ``tried`` is how the inspector asked: ``"header"`` (a ``--header`` token), ``"oauth"``
+    (a sign-in from the page) or None."""
     challenge = bearer_challenge(refused.www_authenticate)
     scopes = " ".join(challenge.scopes)
     if refused.status == 403:
         why = "refused the token (HTTP 403 Forbidden): it lacks a permission the server needs"
         why += f" (scope: {scopes})" if scopes else ""
-    elif token_given:
+    elif tried == "oauth":
+        why = f"needs a sign-in, and the last one did not succeed ({refused})"
+    elif tried == "header":
         why = (
             "refused the token it was given (HTTP 401 Unauthorized): it may have expired, "
             "or be meant for another server"

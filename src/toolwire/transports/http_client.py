@@ -235,6 +235,7 @@ class HttpClientTransport(QueueReceiver):
         logger.warning("Authorization failed: %s", exc)
         if exc.fatal:  # the server will not talk to us at all
             self.ended_reason = f"authorization failed: {exc}"
+            self.fail(mid, Unauthorized(401, f"Authorization failed: {exc}"))
             self.end()
         else:
             self._fail(mid, f"Authorization failed: {exc}")
