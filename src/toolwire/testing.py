@@ -229,7 +229,9 @@ class _Unconnected:
         self.server, self.protocol_version, self.options = server, protocol_version, options
 
     def __getattr__(self, name: str) -> Any:
-        raise TypeError("mcp_client is a connected client only in a test written `async def`")
+        raise AttributeError(
+            f"mcp_client.{name}: the client is connected only in a test written `async def`"
+        )
 
     async def run(self, test: Callable[..., Any], arguments: dict[str, Any]) -> None:
         async with connect(self.server, self.protocol_version, **self.options) as client:

@@ -98,7 +98,8 @@ class QueueReceiver:
         self.deliver(data)
 
     def fail(self, mid: Any, error: str | Exception) -> None:
-        """Request ``mid`` cannot be answered (its answer was too large, say)."""
+        """Request ``mid`` cannot be answered (its answer was too large, or the server
+        refused it over HTTP, say)."""
         if self.on_failure is not None:
             self.on_failure(mid, error)
         elif mid is not None:

@@ -233,12 +233,10 @@ class HttpClientTransport(QueueReceiver):
 
     def _auth_failed(self, mid: Any, exc: AuthFailed) -> None:
         logger.warning("Authorization failed: %s", exc)
+        self.fail(mid, Unauthorized(401 if exc.fatal else 403, f"Authorization failed: {exc}"))
         if exc.fatal:  # the server will not talk to us at all
             self.ended_reason = f"authorization failed: {exc}"
-            self.fail(mid, Unauthorized(401, f"Authorization failed: {exc}"))
             self.end()
-        else:
-            self._fail(mid, f"Authorization failed: {exc}")
 
     # ------------------------------------------------------------ authorization
 
