@@ -47,6 +47,7 @@ import functools
 import json
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -471,13 +472,24 @@ class WireChecker:
     garbage on purpose) are recorded in ``client_issues`` instead of raising, unless
     ``strict_client=True``; a server that answers such a request with a *result* instead of an
     error is a violation.
+
+    ``extension_methods`` are the requests and notifications of the protocol extensions in
+    use (SEP-2133): the schema does not define them, so they are checked as JSON-RPC
+    messages, and their results against the revision's generic ``Result``.
     """
 
-    def __init__(self, revision: str | None = None, *, strict_client: bool = False) -> None:
+    def __init__(
+        self,
+        revision: str | None = None,
+        *,
+        strict_client: bool = False,
+        extension_methods: Collection[str] = (),
+    ) -> None:
         if revision is not None and revision not in REVISIONS:
             raise ValueError(f"unknown MCP revision {revision!r}")
         self.revision: str | None = revision
         self.strict_client = strict_client
+        self.extension_methods = frozenset(extension_methods)
         self.checked = 0
         self.client_issues: list[str] = []
         self._explicit = revision is not None
@@ -613,6 +625,8 @@ class WireChecker:
         rev = t.revision
         method = msg["method"]
         _check(msg, "JSONRPCRequest", rev)
+        if method in self.extension_methods:
+            return
         allowed = t.client_requests if side == "client" else t.server_requests
         if method not in t.requests:
             raise SpecViolation(
@@ -630,6 +644,9 @@ class WireChecker:
         rev = t.revision
         method = msg["method"]
         _check(msg, "JSONRPCNotification", rev)
+        if method in self.extension_methods:
+            self.checked += 1
+            return
         allowed = t.client_notifications if side == "client" else t.server_notifications
         if method not in t.notifications:
             self._fail(f"unknown notification method {method!r}", msg, path="$.method")

@@ -250,6 +250,13 @@ def test_constructor_registers_tools_given_as_functions() -> None:
         Server("Demo", tools=["add"])
 
 
+def test_sdk_extension_objects_are_refused_naming_toolwires() -> None:
+    with pytest.raises(
+        TypeError, match=r"Server\(extensions=\[\.\.\.\]\) takes toolwire\.Extension"
+    ):
+        Server("Demo", extensions=[object()])
+
+
 @pytest.mark.parametrize(
     ("option", "alternative"),
     [
@@ -257,7 +264,6 @@ def test_constructor_registers_tools_given_as_functions() -> None:
         ("request_state_security", "state_secret="),
         ("cache_hints", "list_ttl_ms="),
         ("resources", "@mcp.resource"),
-        ("extensions", "no server extension API"),
         ("subscriptions", "always served"),
         ("resource_security", "SafePath"),
     ],

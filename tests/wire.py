@@ -188,8 +188,9 @@ async def raw_server(script: str | Path, *args: str, **options: Any) -> AsyncIte
 async def checked_client(
     target: Any, protocol_version: str | None = None, **options: Any
 ) -> AsyncIterator[Client]:
-    """toolwire's ``Client`` whose traffic is checked against the negotiated revision."""
-    checker = WireChecker(protocol_version)
+    """toolwire's ``Client`` whose traffic is checked against the negotiated revision
+    (``extension_methods``: see :class:`~mcp_spec.WireChecker`)."""
+    checker = WireChecker(protocol_version, extension_methods=options.pop("extension_methods", ()))
 
     def tap(direction: str, data: bytes) -> None:
         (checker.client_sent if direction == "send" else checker.server_sent)(data)

@@ -38,6 +38,7 @@ from .server import Context, Server
 if TYPE_CHECKING:
     from . import types
     from .client import Client, Host
+    from .server.extensions import Extension
 
 __all__ = [
     "AssistantMessage",
@@ -46,6 +47,7 @@ __all__ = [
     "ClientError",
     "CommandPolicy",
     "Context",
+    "Extension",
     "File",
     "Host",
     "Image",
@@ -76,6 +78,10 @@ def __getattr__(name: str) -> Any:
         from .client import Host
 
         return Host
+    if name == "Extension":
+        from .server.extensions import Extension
+
+        return Extension
     if name == "types":
         import importlib
 

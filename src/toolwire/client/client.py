@@ -78,7 +78,10 @@ class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions, Client
     URIs, or dicts with ``uri`` and ``name``) are offered to servers that ask ``roots/list``;
     :meth:`set_roots` changes them.
 
-    ``timeout`` (seconds, ``None`` for none) is the deadline of every request, writing it
+    ``extensions`` declares the protocol extensions this client supports (identifier ->
+    settings, ``{}`` for none; in ``initialize``, and on each 2026-07-28 request);
+    :attr:`server_extensions` are the server's. ``timeout`` (seconds, ``None`` for none) is
+    the deadline of every request, writing it
     included, and of every notification or answer the client writes; ``max_message_bytes``
     bounds one message from the server; ``max_server_requests`` bounds the server's requests
     answered at once.
@@ -91,6 +94,7 @@ class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions, Client
         protocol_version: str | None = None,
         client_info: JSON | None = None,
         capabilities: JSON | None = None,
+        extensions: dict[str, JSON] | None = None,
         timeout: float | None = 60.0,
         env: dict[str, str] | None = None,
         cwd: str | None = None,
@@ -116,6 +120,11 @@ class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions, Client
         self.protocol_version: str | None = None
         self.client_info = client_info or {"name": "toolwire", "version": __version__}
         self.capabilities = dict(capabilities or {})
+        if extensions:
+            self.capabilities["extensions"] = {
+                **self.capabilities.get("extensions", {}),
+                **{identifier: dict(settings) for identifier, settings in extensions.items()},
+            }
         # Answers to the server's questions: handler(params) -> result, sync or async.
         self._answerers: dict[str, Handler] = {}
         if elicitation_handler is not None:
@@ -211,6 +220,12 @@ class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions, Client
         )
         await transport.start()
         return transport
+
+    @property
+    def server_extensions(self) -> JSON:
+        """The extensions the server advertised (identifier -> settings), ``{}`` if none."""
+        extensions = self.server_capabilities.get("extensions")
+        return extensions if isinstance(extensions, dict) else {}
 
     @property
     def modern(self) -> bool:
@@ -481,6 +496,11 @@ class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions, Client
             if "requestState" in result:
                 params["requestState"] = result["requestState"]
         raise ClientError(f"{method} still needed input after {MAX_INPUT_ROUNDS} rounds")
+
+    async def notify(self, method: str, params: JSON | None = None) -> None:
+        """Send a notification (an extension's, say) in the negotiated revision."""
+        params = dict(params or {})
+        await self._notify(method, self._modern_params(params) if self.modern else params or None)
 
     async def ping(self) -> None:
         """Check that the server answers: ``ping`` on legacy revisions, ``server/discover``

@@ -1,6 +1,7 @@
 """The server side: the decorator API, the request context and connections.
 
-``RateLimiter`` (:mod:`.limits`) and ``AuditLog`` (:mod:`.audit`) load on first use.
+``RateLimiter`` (:mod:`.limits`), ``AuditLog`` (:mod:`.audit`) and ``Extension``
+(:mod:`.extensions`) load on first use.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from .server import Server
 
 if TYPE_CHECKING:
     from .audit import AuditLog
+    from .extensions import Extension
     from .limits import RateLimiter
 
-__all__ = ["AuditLog", "Context", "RateLimiter", "Server", "ServerCore"]
+__all__ = ["AuditLog", "Context", "Extension", "RateLimiter", "Server", "ServerCore"]
 
 
 def __getattr__(name: str) -> Any:
@@ -27,4 +29,8 @@ def __getattr__(name: str) -> Any:
         from .audit import AuditLog
 
         return AuditLog
+    if name == "Extension":
+        from .extensions import Extension
+
+        return Extension
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

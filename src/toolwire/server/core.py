@@ -29,6 +29,7 @@ from .workers import ThreadRunner
 
 if TYPE_CHECKING:
     from .audit import AuditLog
+    from .extensions import Extension
     from .limits import RateLimiter
 
 logger = logging.getLogger("toolwire")
@@ -105,6 +106,7 @@ class ServerCore:
         auth: Any = None,
         rate_limits: RateLimiter | None = None,
         audit: AuditLog | bool | None = None,
+        extensions: Sequence[Extension] = (),
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -184,6 +186,10 @@ class ServerCore:
         self._changes_pending: set[str] = set()  # lists whose change is being announced
         self.context_always = False  # set when Python logging is forwarded to clients
         self.roots_handlers: list[Callable[[Any], Any]] = []
+        self.extensions: dict[str, Extension] = {}
+        self.extension_notifications: dict[str, tuple[Extension, Callable[[JSON], Any]]] = {}
+        for extension in extensions:
+            self.add_extension(extension)
 
     @property
     def scope_hierarchy(self) -> Any:
@@ -200,7 +206,24 @@ class ServerCore:
         and prompt registries of :class:`toolwire.Server` add theirs (LC-13)."""
         # List changes reach legacy sessions as notifications and modern clients on their
         # subscriptions/listen streams.
-        return {"tools": {"listChanged": True}, "logging": {}}
+        capabilities: JSON = {"tools": {"listChanged": True}, "logging": {}}
+        extensions = {
+            identifier: dict(extension.settings)
+            for identifier, extension in self.extensions.items()
+            if features.revision in extension.revisions
+        }
+        if extensions:
+            capabilities["extensions"] = extensions
+        return capabilities
+
+    # ------------------------------------------------------------ extensions
+
+    def add_extension(self, extension: Extension) -> None:
+        """Serve ``extension`` (SEP-2133): advertise it in ``capabilities.extensions`` and
+        answer its methods and notifications (:mod:`toolwire.server.extensions`)."""
+        from .extensions import install
+
+        install(self, extension)
 
     def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
         """The part of a ``subscriptions/listen`` filter this server will deliver (to
@@ -375,6 +398,13 @@ class ServerCore:
             from .roots import roots_changed
 
             roots_changed(connection, self.roots_handlers)
+
+    def extension_notified(self, connection: ServerConnection, method: str, params: JSON) -> None:
+        """A client sent a notification an extension defines (sessions call this)."""
+        from .extensions import notified
+
+        extension, handler = self.extension_notifications[method]
+        notified(connection, extension, handler, params)
 
     # ------------------------------------------------------------ lifespan
 

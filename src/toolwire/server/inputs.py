@@ -52,13 +52,18 @@ class MissingClientCapability(RPCError, InputUnavailable):
     also an :class:`InputUnavailable`, so a tool that catches that one to do without the
     client's help handles both eras alike."""
 
-    def __init__(self, capability: str, message: str) -> None:
+    def __init__(self, capability: str, message: str, required: JSON | None = None) -> None:
         RPCError.__init__(
             self,
             jsonrpc.MISSING_CLIENT_CAPABILITY,
             message,
-            {"requiredCapabilities": {capability: {}}},
+            {"requiredCapabilities": required if required is not None else {capability: {}}},
         )
+
+    @classmethod
+    def extension(cls, identifier: str, message: str) -> MissingClientCapability:
+        """The client did not declare the extension ``identifier`` (SEP-2133)."""
+        return cls("extensions", message, {"extensions": {identifier: {}}})
 
 
 class InputRequired(BaseException):

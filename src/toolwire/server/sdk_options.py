@@ -54,7 +54,6 @@ REFUSED = {
         "token_verifier=..., or auth=toolwire.auth.ResourceServer(...) (docs/security.md)"
     ),
     "resources": "register resources with @mcp.resource(uri) (docs/resources-and-prompts.md)",
-    "extensions": "toolwire has no server extension API; register tools and middleware directly",
     "resource_security": (
         "toolwire checks template parameters itself; take a path parameter as "
         "toolwire.SafePath to confine it to a folder (docs/security.md)"

@@ -282,6 +282,8 @@ class ServerConnection:
                 self.cancel(rid)
         elif method == "notifications/roots/list_changed":
             self.server.roots_changed(self)
+        elif method in self.server.extension_notifications:
+            self.server.extension_notified(self, method, params)
         # notifications/initialized and anything else need no action.
 
     # ---------------------------------------------------------------- requests
