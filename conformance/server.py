@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from toolwire import Audio, Context, Image, Server, ToolError, UserMessage, types
+from toolwire import Audio, Context, Image, RPCError, Server, ToolError, UserMessage, types
 
 mcp = Server("toolwire-conformance-server", version="1.0.0")
 
@@ -485,6 +485,64 @@ def test_trigger_prompt_change() -> str:
     else:
         mcp.add_prompt(_changed_prompt, name="test_changed_prompt")
     return "Mutation triggered"
+
+
+# --- long-running tools as Tasks (tasks-*, default leg) --------------------------------------
+
+
+class DeleteConfirmation(BaseModel):
+    confirm: bool
+
+
+class PartialInput(BaseModel):
+    name: str
+    confirm: bool
+
+
+@mcp.tool()
+def greet(name: str) -> str:
+    """Greets at once: an ordinary call, never a task"""
+    return f"Hello, {name}!"
+
+
+@mcp.tool(task="optional")
+async def slow_compute(seconds: float, label: str = "") -> str:
+    """Works for a number of seconds: a task for clients that declare Tasks"""
+    await asyncio.sleep(seconds)
+    return f"{label or 'compute'}: done after {seconds:g} s"
+
+
+@mcp.tool(task="required")
+async def failing_job() -> str:
+    """Runs only as a task, and fails after a second with an error result"""
+    await asyncio.sleep(1)
+    raise ToolError("The job failed")
+
+
+@mcp.tool(task="optional")
+async def protocol_error_job() -> str:
+    """A task that ends in a JSON-RPC error"""
+    await asyncio.sleep(0.2)
+    raise RPCError(-32603, "The job lost its connection to the backend")
+
+
+@mcp.tool(task="optional")
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    """A task that asks the user to confirm before it deletes"""
+    answer = await ctx.elicit(f"Delete {filename}?", DeleteConfirmation, key="confirm")
+    if answer.action == "accept" and answer.data.confirm:
+        return f"Deleted {filename}"
+    return f"Kept {filename}"
+
+
+@mcp.tool(task="optional")
+async def multi_input(ctx: Context) -> str:
+    """A task that asks two questions at once"""
+    first, second = await asyncio.gather(
+        ctx.elicit("First input", PartialInput, key="first"),
+        ctx.elicit("Second input", PartialInput, key="second"),
+    )
+    return f"Received {first.data.name} and {second.data.name}"
 
 
 if __name__ == "__main__":

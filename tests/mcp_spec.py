@@ -475,7 +475,9 @@ class WireChecker:
 
     ``extension_methods`` are the requests and notifications of the protocol extensions in
     use (SEP-2133): the schema does not define them, so they are checked as JSON-RPC
-    messages, and their results against the revision's generic ``Result``.
+    messages, and their results against the revision's generic ``Result``; a 2026-07-28
+    result whose ``resultType`` is one of ``extension_result_types`` (an extension's, such
+    as Tasks' ``"task"``) is checked against ``Result`` too.
     """
 
     def __init__(
@@ -484,12 +486,14 @@ class WireChecker:
         *,
         strict_client: bool = False,
         extension_methods: Collection[str] = (),
+        extension_result_types: Collection[str] = (),
     ) -> None:
         if revision is not None and revision not in REVISIONS:
             raise ValueError(f"unknown MCP revision {revision!r}")
         self.revision: str | None = revision
         self.strict_client = strict_client
         self.extension_methods = frozenset(extension_methods)
+        self.extension_result_types = frozenset(extension_result_types)
         self.checked = 0
         self.client_issues: list[str] = []
         self._explicit = revision is not None
@@ -735,6 +739,9 @@ class WireChecker:
                         definition="InputRequiredResult",
                         path="$.result",
                     )
+                return
+            if kind in self.extension_result_types:
+                _check(result, "Result", rev, path="$.result", message=msg)
                 return
             if kind != "complete":
                 self._fail(

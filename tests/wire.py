@@ -190,7 +190,11 @@ async def checked_client(
 ) -> AsyncIterator[Client]:
     """toolwire's ``Client`` whose traffic is checked against the negotiated revision
     (``extension_methods``: see :class:`~mcp_spec.WireChecker`)."""
-    checker = WireChecker(protocol_version, extension_methods=options.pop("extension_methods", ()))
+    checker = WireChecker(
+        protocol_version,
+        extension_methods=options.pop("extension_methods", ()),
+        extension_result_types=options.pop("extension_result_types", ()),
+    )
 
     def tap(direction: str, data: bytes) -> None:
         (checker.client_sent if direction == "send" else checker.server_sent)(data)

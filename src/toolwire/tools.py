@@ -120,6 +120,7 @@ class Tool:
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
         unknown_arguments: Literal["reject", "ignore"] = "reject",
+        task: Literal["optional", "required"] | None = None,
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
@@ -184,6 +185,13 @@ class Tool:
         self._limited = max_argument_depth is not None or max_string_length is not None
         # Results and error texts lose terminal control sequences (toolwire.safety.text).
         self.strip_control_sequences = strip_control_sequences
+        # Run as a task (2026-07-28, toolwire.server.tasks): when the client declares the
+        # Tasks extension ("optional"), or only then ("required": others are refused).
+        if task not in (None, "optional", "required"):
+            raise RegistrationError(
+                f'Tool {self.name!r}: task= is "optional", "required" or None, not {task!r}'
+            )
+        self.task = task
 
     def _definition(self) -> JSON:
         """The tool as the newest revision describes it; shaping cuts it down per revision."""

@@ -5,8 +5,10 @@ from .host import Host
 from .oauth import OAuth
 from .primitives import Completion, PromptResult, ResourceResult
 from .sync import SyncClient
+from .tasks import TASKS
 
 __all__ = [
+    "TASKS",
     "CallResult",
     "Client",
     "Completion",

@@ -131,6 +131,10 @@ class ClientTools:
         finally:
             if token is not None:
                 self._progress.pop(token, None)
+        if result.get("resultType") == "task":  # the client declared Tasks (.tasks)
+            from .tasks import wait_for_task
+
+            result = await wait_for_task(self, result, timeout)
         await self._check_structured(name, result)
         return CallResult(
             content=content_blocks("tools/call", result.get("content", [])),

@@ -11,7 +11,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["header_params"]
+__all__ = ["NAMED_METHODS", "header_params"]
+
+# The methods whose 2026-07-28 HTTP requests carry ``Mcp-Name`` (HT-29), and the parameter it
+# mirrors; the Tasks extension routes its methods by task id (SEP-2663).
+NAMED_METHODS = {
+    "tools/call": "name",
+    "resources/read": "uri",
+    "prompts/get": "name",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an RFC 9110 token
 MIRRORED_TYPES = ("string", "integer", "boolean")

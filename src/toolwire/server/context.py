@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..auth.tokens import AccessToken
@@ -105,6 +105,9 @@ class Context:
         self._last_progress: float | None = None
         self._finished = False
         self._loop = asyncio.get_running_loop()
+        # In a task (toolwire.server.tasks): questions wait in the task for tasks/update,
+        # and nothing is sent for a request that was answered long ago.
+        self._task_asks: Callable[[str, str, dict[str, Any]], Awaitable[Any]] | None = None
 
     @property
     def server(self) -> Any:
@@ -174,6 +177,8 @@ class Context:
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         if self._finished or self.request.cancelled:  # nothing after cancellation (CN-12)
+            return
+        if self._task_asks is not None:  # a task's call was answered with the task
             return
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
@@ -331,6 +336,8 @@ class Context:
         if key in self._keys:
             raise ValueError(f"The question key {key!r} is used twice in one call")
         self._keys.add(key)
+        if self._task_asks is not None:
+            return await self._task_asks(key, method, params)
         if not self._features.modern:
             return await self._connection.request(method, params, related=self.request_id)
         asked = fingerprint(method, params)

@@ -108,6 +108,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self.exclude_tags = frozenset(exclude_tags)
         self.visibility = visibility
         self._tools: dict[str, Tool] = {}
+        self.tasks: Any = None  # the task registry, once a tool runs as a task (.tasks)
         self._shown: list[Tool] | None = None  # enabled tools that pass the tag filters
         self._guarded = False  # some shown tool limits who may use it (scopes or auth)
         self._listing: list[JSON] | None = None
@@ -143,6 +144,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         max_string_length: int | None = ...,
         strip_control_sequences: bool = ...,
         unknown_arguments: Literal["reject", "ignore"] = ...,
+        task: Literal["optional", "required"] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
@@ -168,6 +170,10 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         tool = Tool(fn, name=name, inject=(Context,), schema_profile=self.schema_profile, **options)
         if tool.name in self._tools:
             raise RegistrationError(f"A tool named {tool.name!r} is already registered")
+        if tool.task is not None and self.tasks is None:
+            from .tasks import serve_tasks
+
+            serve_tasks(self)
         self._tools[tool.name] = tool
         self._changed()
         return tool
@@ -275,6 +281,12 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self, connection: ServerConnection, request: Request, name: str, arguments: JSON
     ) -> Any:
         tool = self._find(name, request)
+        if tool.task is not None and request.features.modern:
+            from .tasks import start_task
+
+            created = start_task(self, tool, connection, request, arguments)
+            if created is not None:
+                return created
         params = request.params
         resumed = request.features.modern and (
             "requestState" in params or "inputResponses" in params

@@ -43,7 +43,7 @@ import orjson
 
 from .. import jsonrpc
 from ..errors import ClientError, RPCError, Unauthorized
-from ..protocol.header_params import header_params
+from ..protocol.header_params import NAMED_METHODS, header_params
 from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
 from .http_client_auth import (
@@ -59,7 +59,6 @@ logger = logging.getLogger("toolwire.client")
 
 JSON = dict[str, Any]
 
-NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
 ACCEPT = "application/json, text/event-stream"
 LISTEN_WAIT = 5.0  # seconds the start of a session waits for its GET stream to open
 

@@ -13,6 +13,7 @@ import orjson
 
 from .. import jsonrpc
 from ..errors import RPCError
+from ..protocol.header_params import NAMED_METHODS
 from ..protocol.revisions import (
     LEGACY_REVISIONS,
     META_PROTOCOL_VERSION,
@@ -23,7 +24,6 @@ from .http_guard import Rejection
 
 JSON = dict[str, Any]
 
-NAMED_METHODS = {"tools/call", "resources/read", "prompts/get"}  # carry Mcp-Name (HT-29)
 BAD_REQUEST_CODES = {
     jsonrpc.PARSE_ERROR,
     jsonrpc.INVALID_REQUEST,
@@ -73,12 +73,8 @@ def check_mirrored_headers(
         problems.append("MCP-Protocol-Version")  # (no version in the body: -32602 below)
     if not _same_value(headers.get("mcp-method"), method):
         problems.append("Mcp-Method")
-    name = params.get("name", params.get("uri"))
-    if (
-        isinstance(method, str)
-        and method in NAMED_METHODS
-        and not _same_value(headers.get("mcp-name"), name)
-    ):
+    named_by = NAMED_METHODS.get(method) if isinstance(method, str) else None
+    if named_by is not None and not _same_value(headers.get("mcp-name"), params.get(named_by)):
         problems.append("Mcp-Name")
     if message.get("method") == "tools/call" and isinstance(params.get("name"), str):
         arguments = params.get("arguments")

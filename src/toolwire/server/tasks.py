@@ -1,0 +1,237 @@
+"""Long-running tool calls as Tasks: the extension ``io.modelcontextprotocol/tasks``
+(SEP-2663), defined on 2026-07-28 and served on :mod:`toolwire.server.extensions`.
+
+``@mcp.tool(task="optional")`` runs a call as a task when the calling client declares the
+extension on that request, and as an ordinary call otherwise; ``task="required"`` refuses
+other clients with ``-32021`` (``requiredCapabilities.extensions``). The call is answered at
+once with the task (``resultType: "task"``, its id, status, times, TTL and poll interval);
+the tool runs on, and the client polls ``tasks/get`` until the task ends: ``completed`` with
+the tool's result (an ``isError`` result too), ``failed`` with the JSON-RPC error of a
+protocol failure, or ``cancelled`` after ``tasks/cancel``. A question the tool asks
+(``ctx.elicit``, ``ctx.sample``, ``ctx.list_roots``) moves the task to ``input_required``
+with the question under ``inputRequests``; ``tasks/update`` brings the answers and the tool
+goes on from where it waited.
+
+A task id is random (it is all a caller needs to reach the task) and, when the server
+authenticates its callers, bound to the caller: another one gets "not found". Tasks live in
+this process, for ``ttl_ms`` from their creation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from .. import jsonrpc
+from ..errors import RPCError
+from ..protocol import shaping
+from .context import Context, _current
+from .extensions import Extension
+from .inputs import InvalidAnswer, MissingClientCapability
+from .session import JSON, Request, ServerConnection
+
+if TYPE_CHECKING:
+    from ..tools import Tool
+
+logger = logging.getLogger("toolwire")
+
+TASKS = "io.modelcontextprotocol/tasks"
+MODERN = "2026-07-28"
+TTL_MS = 3_600_000  # how long a task can be polled, from its creation
+POLL_INTERVAL_MS = 500
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Task:
+    """One task: its state as ``tasks/get`` shows it, and the tool run behind it."""
+
+    def __init__(self, owner: str | None, ttl_ms: int) -> None:
+        self.id = secrets.token_urlsafe(18)
+        self.owner = owner
+        self.status = "working"
+        self.status_message: str | None = None
+        self.created_at = self.updated_at = _now()
+        self.expires = time.monotonic() + ttl_ms / 1000
+        self.ttl_ms = ttl_ms
+        self.result: JSON | None = None
+        self.error: JSON | None = None
+        self.input_requests: dict[str, JSON] = {}
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self.run: asyncio.Task[None] | None = None
+
+    def state(self) -> JSON:
+        """The task as its creation result and ``tasks/get`` describe it."""
+        state: JSON = {
+            "taskId": self.id,
+            "status": self.status,
+            "createdAt": self.created_at,
+            "lastUpdatedAt": self.updated_at,
+            "ttlMs": self.ttl_ms,
+            "pollIntervalMs": POLL_INTERVAL_MS,
+        }
+        if self.status_message:
+            state["statusMessage"] = self.status_message
+        if self.status == "input_required":
+            state["inputRequests"] = dict(self.input_requests)
+        elif self.status == "completed":
+            state["result"] = self.result
+        elif self.status == "failed":
+            state["error"] = self.error
+        return state
+
+    def _move(self, status: str, message: str | None = None) -> None:
+        if self.status in TERMINAL:
+            return
+        self.status, self.status_message, self.updated_at = status, message, _now()
+
+    # ------------------------------------------------------------ the tool's questions
+
+    async def ask(self, key: str, method: str, params: JSON) -> Any:
+        """A question of the tool: outstanding in the task until ``tasks/update`` answers."""
+        waiting = asyncio.get_running_loop().create_future()
+        self.input_requests[key] = {"method": method, "params": params}
+        self._waiting[key] = waiting
+        self._move("input_required")
+        try:
+            return await waiting
+        finally:
+            self.input_requests.pop(key, None)
+            self._waiting.pop(key, None)
+            if not self.input_requests and self.status == "input_required":
+                self._move("working")
+
+    def answer(self, responses: JSON) -> None:
+        """``tasks/update``: answers to outstanding questions; any other key is ignored."""
+        for key, response in responses.items():
+            waiting = self._waiting.get(key)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(response)
+
+    def cancel(self) -> None:
+        """``tasks/cancel``: stop the run; a task that already ended stays as it is."""
+        if self.run is not None and not self.run.done():
+            self.run.cancel()
+
+
+class TaskRegistry:
+    """This server's tasks, by id; a task is forgotten once its TTL has passed."""
+
+    def __init__(self, ttl_ms: int = TTL_MS) -> None:
+        self.ttl_ms = ttl_ms
+        self._tasks: dict[str, Task] = {}
+
+    def create(self, owner: str | None) -> Task:
+        self._forget_expired()
+        task = Task(owner, self.ttl_ms)
+        self._tasks[task.id] = task
+        return task
+
+    def find(self, params: JSON, request: Request) -> Task:
+        """The task ``params.taskId`` names, if this caller may see it; else -32602."""
+        self._forget_expired()
+        task_id = params.get("taskId")
+        if not isinstance(task_id, str):
+            raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+        task = self._tasks.get(task_id)
+        if task is None or task.owner != request.caller:
+            raise RPCError(jsonrpc.INVALID_PARAMS, f"Task not found: {task_id[:100]!r}")
+        return task
+
+    def _forget_expired(self) -> None:
+        now = time.monotonic()
+        for task in [task for task in self._tasks.values() if task.expires <= now]:
+            del self._tasks[task.id]
+            task.cancel()
+
+
+# ---------------------------------------------------------------------------- the extension
+
+
+def serve_tasks(server: Any) -> None:
+    """Give ``server`` a task registry and serve the Tasks extension's methods."""
+    server.tasks = TaskRegistry()
+    extension = Extension(TASKS, revisions=[MODERN])
+
+    @extension.method("tasks/get", client_required=True)
+    def get(params: JSON, ctx: Context) -> JSON:
+        return server.tasks.find(params, ctx.request).state()  # type: ignore[no-any-return]
+
+    @extension.method("tasks/update", client_required=True)
+    def update(params: JSON, ctx: Context) -> JSON:
+        task = server.tasks.find(params, ctx.request)
+        responses = params.get("inputResponses", {})
+        if not isinstance(responses, dict):
+            raise RPCError(
+                jsonrpc.INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object'
+            )
+        task.answer(responses)
+        return {}
+
+    @extension.method("tasks/cancel", client_required=True)
+    def cancel(params: JSON, ctx: Context) -> JSON:
+        server.tasks.find(params, ctx.request).cancel()
+        return {}
+
+    server.add_extension(extension)
+
+
+def start_task(
+    server: Any, tool: Tool, connection: ServerConnection, request: Request, arguments: JSON
+) -> JSON | None:
+    """Answer a ``tools/call`` of a task tool with a new task, or None when the client did
+    not declare the extension and the tool may run as an ordinary call."""
+    declared = request.capabilities.get("extensions") if request.capabilities else None
+    if not (isinstance(declared, dict) and isinstance(declared.get(TASKS), dict)):
+        if tool.task == "required":
+            raise MissingClientCapability.extension(
+                TASKS, f"The tool {tool.name!r} runs as a task: declare the extension {TASKS!r}"
+            )
+        return None
+    task = server.tasks.create(request.caller)
+    context = Context(connection, request)
+    context._task_asks = task.ask
+    task.run = asyncio.ensure_future(_run(server, tool, task, context, arguments))
+    return {"resultType": "task", **task.state()}
+
+
+async def _run(server: Any, tool: Tool, task: Task, context: Context, arguments: JSON) -> None:
+    _current.set(context)
+    runner = server.runner
+    try:
+        result = await tool.run(
+            arguments,
+            context,
+            lambda fn, kwargs: runner.run(fn, kwargs),
+            mask_errors=server.mask_errors,
+            timeout=server.tool_timeout,
+            on_timeout=context._cancel,
+        )
+    except asyncio.CancelledError:
+        context._cancel()
+        task._move("cancelled", "The task was cancelled")
+        return
+    except InvalidAnswer as exc:
+        task.error = RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}").to_error()
+        task._move("failed", task.error["message"])
+        return
+    except RPCError as exc:  # the tool's own protocol error, or a missing client capability
+        task.error = exc.to_error()
+        task._move("failed", exc.message)
+        return
+    except Exception:
+        logger.exception("The task %s of tool %r failed", task.id, tool.name)
+        task.error = RPCError(jsonrpc.INTERNAL_ERROR, "Internal error").to_error()
+        task._move("failed", "Internal error")
+        return
+    finally:
+        context._finish()
+    task.result = shaping.call_result(result, context.request.features)
+    task._move("completed")

@@ -1,0 +1,285 @@
+"""Long-running tools as Tasks (SEP-2663, 2026-07-28): a tool registered with ``task=`` answers
+a declaring client with a task; the client polls it to its end, answers its questions and
+cancels it; toolwire's client does all of that behind ``call_tool``. In memory and over real
+HTTP on 127.0.0.1 (where task requests are routed by ``Mcp-Name``), every message checked
+against the 2026-07-28 schema."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from toolwire import Client, ClientError, Context, RPCError, Server, ServerError, ToolError
+from toolwire.auth import ResourceServer, StaticTokens
+from toolwire.errors import ClientTimeout
+
+from http_server import serve_http
+from mcp_spec import WireChecker
+from wire import checked_client
+
+pytestmark = pytest.mark.timeout(60)
+
+TASKS = "io.modelcontextprotocol/tasks"
+LEGACY, MODERN = "2025-11-25", "2026-07-28"
+TASK_OPTIONS = {
+    "extension_methods": ["tasks/get", "tasks/update", "tasks/cancel"],
+    "extension_result_types": ["task"],
+}
+ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
+
+
+class Confirm(BaseModel):
+    confirm: bool
+
+
+def jobs_server(**options: Any) -> Server:
+    mcp = Server("Jobs", **options)
+    started: list[str] = []
+    mcp.started = started  # type: ignore[attr-defined]
+
+    @mcp.tool(task="optional")
+    async def slow(seconds: float, label: str = "job") -> str:
+        """Works for a while."""
+        started.append(label)
+        await asyncio.sleep(seconds)
+        return f"{label} done"
+
+    @mcp.tool(task="required")
+    async def only_as_task() -> str:
+        """Fails as a tool fails: an isError result."""
+        raise ToolError("The job failed")
+
+    @mcp.tool(task="optional")
+    async def broken() -> str:
+        """Ends in a JSON-RPC error."""
+        raise RPCError(-32000, "The backend is gone", {"retry": False})
+
+    @mcp.tool(task="optional")
+    async def delete(filename: str, ctx: Context) -> str:
+        """Asks before it deletes."""
+        answer = await ctx.elicit(f"Delete {filename}?", Confirm, key="confirm")
+        return "deleted" if answer.action == "accept" and answer.data.confirm else "kept"
+
+    return mcp
+
+
+@contextlib.asynccontextmanager
+async def task_client(target: Any, **options: Any) -> AsyncIterator[Client]:
+    options.setdefault("extensions", {TASKS: {}})
+    async with checked_client(target, MODERN, **TASK_OPTIONS, **options) as client:
+        yield client
+
+
+@contextlib.contextmanager
+def served(where: str, server: Server) -> Iterator[Any]:
+    if where == "memory":
+        yield server
+        return
+    with serve_http(server) as url:
+        yield url
+
+
+async def poll(client: Client, task_id: str, *statuses: str) -> dict[str, Any]:
+    """tasks/get until the task is in one of ``statuses`` (bounded by the test timeout); a
+    task that ended otherwise fails the test at once."""
+    while True:
+        state = await client.request("tasks/get", {"taskId": task_id})
+        if state["status"] in statuses:
+            return state
+        assert state["status"] not in ("completed", "failed", "cancelled"), state
+        await asyncio.sleep(0.02)
+
+
+# ---------------------------------------------------------------------------- the wire
+
+
+@pytest.mark.parametrize("where", ["memory", "http"])
+async def test_a_task_is_created_polled_and_completed(where: str) -> None:
+    with served(where, jobs_server()) as target:
+        async with task_client(target) as client:
+            assert TASKS in client.server_extensions
+            created = await client.request(
+                "tools/call", {"name": "slow", "arguments": {"seconds": 0.3}}
+            )
+            assert created["resultType"] == "task" and created["status"] == "working"
+            assert ISO.match(created["createdAt"]) and ISO.match(created["lastUpdatedAt"])
+            assert created["ttlMs"] > 0 and created["pollIntervalMs"] > 0
+            assert not {"result", "error", "inputRequests", "content"} & set(created)
+            task_id = created["taskId"]
+            assert len(task_id) >= 20  # unguessable: it is all a caller needs
+            working = await client.request("tasks/get", {"taskId": task_id})
+            assert (working["resultType"], working["status"]) == ("complete", "working")
+            done = await poll(client, task_id, "completed")
+            assert done["result"]["content"] == [{"type": "text", "text": "job done"}]
+            assert done["result"].get("isError", False) is False
+            again = await client.request("tasks/cancel", {"taskId": task_id})
+            assert {k: v for k, v in again.items() if k != "_meta"} == {"resultType": "complete"}
+            assert (await client.request("tasks/get", {"taskId": task_id}))["status"] == "completed"
+
+
+@pytest.mark.parametrize("where", ["memory", "http"])
+async def test_errors_input_and_cancellation(where: str) -> None:
+    server = jobs_server()
+    with served(where, server) as target:
+        async with task_client(target, capabilities={"elicitation": {}}) as client:
+            failing = await client.request("tools/call", {"name": "only_as_task"})
+            done = await poll(client, failing["taskId"], "completed", "failed")
+            assert done["status"] == "completed" and done["result"]["isError"] is True
+
+            broken = await client.request("tools/call", {"name": "broken"})
+            failed = await poll(client, broken["taskId"], "completed", "failed")
+            assert failed["status"] == "failed" and "result" not in failed
+            assert failed["error"] == {
+                "code": -32000,
+                "message": "The backend is gone",
+                "data": {"retry": False},
+            }
+
+            asking = await client.request(
+                "tools/call", {"name": "delete", "arguments": {"filename": "a.txt"}}
+            )
+            waiting = await poll(client, asking["taskId"], "input_required")
+            question = waiting["inputRequests"]["confirm"]
+            assert question["method"] == "elicitation/create"
+            assert question["params"]["message"] == "Delete a.txt?"
+            update = {"taskId": asking["taskId"], "inputResponses": {"stray": {"x": 1}}}
+            await client.request("tasks/update", update)  # unknown keys are ignored
+            answer = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+            await client.request(
+                "tasks/update", {"taskId": asking["taskId"], "inputResponses": answer}
+            )
+            finished = await poll(client, asking["taskId"], "completed")
+            assert finished["result"]["content"][0]["text"] == "deleted"
+
+            long = await client.request(
+                "tools/call", {"name": "slow", "arguments": {"seconds": 60}}
+            )
+            ack = await client.request("tasks/cancel", {"taskId": long["taskId"]})
+            assert ack["resultType"] == "complete" and "status" not in ack
+            assert (await poll(client, long["taskId"], "cancelled"))["status"] == "cancelled"
+
+            with pytest.raises(ServerError) as unknown:
+                await client.request("tasks/get", {"taskId": "no-such-task"})
+            assert unknown.value.code == -32602
+            for removed in ("tasks/result", "tasks/list"):
+                with pytest.raises(ServerError) as missing:
+                    await client.request(removed, {"taskId": long["taskId"]})
+                assert missing.value.code == -32601
+
+
+@pytest.mark.parametrize("where", ["memory", "http"])
+async def test_a_client_without_the_extension(where: str) -> None:
+    with served(where, jobs_server()) as target:
+        async with checked_client(target, MODERN, **TASK_OPTIONS) as client:
+            plain = await client.call_tool("slow", {"seconds": 0})
+            assert plain.text == "job done" and plain.raw["resultType"] == "complete"
+            with pytest.raises(ServerError) as required:
+                await client.call_tool("only_as_task", {})
+            assert required.value.code == -32021
+            needs = {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+            assert required.value.data == needs
+            with pytest.raises(ServerError) as gated:  # checked before the id is looked up
+                await client.request("tasks/get", {"taskId": "gate-test"})
+            assert gated.value.code == -32021
+
+
+async def test_legacy_revisions_run_task_tools_as_ordinary_calls() -> None:
+    server = jobs_server()
+    async with checked_client(server, LEGACY, extensions={TASKS: {}}) as client:
+        assert client.server_extensions == {}  # Tasks is defined on 2026-07-28 only
+        assert (await client.call_tool("slow", {"seconds": 0})).text == "job done"
+
+
+# ---------------------------------------------------------------------------- the client
+
+
+@contextlib.asynccontextmanager
+async def recording_client(target: Any, **options: Any) -> AsyncIterator[tuple[Client, list[str]]]:
+    """A client declaring Tasks whose sent methods are recorded, and checked as they go."""
+    checker = WireChecker(MODERN, **TASK_OPTIONS)
+    methods: list[str] = []
+
+    def tap(direction: str, data: bytes) -> None:
+        message = json.loads(data)
+        if direction == "send" and isinstance(message, dict) and "method" in message:
+            methods.append(message["method"])
+        (checker.client_sent if direction == "send" else checker.server_sent)(data)
+
+    declared = {TASKS: {}}
+    async with Client(
+        target, protocol_version=MODERN, tap=tap, extensions=declared, **options
+    ) as client:
+        yield client, methods
+    assert checker.checked > len(methods)
+
+
+async def test_call_tool_waits_answers_and_raises_for_the_task() -> None:
+    def refuse(params: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "accept", "content": {"confirm": False}}
+
+    async with recording_client(jobs_server(), elicitation_handler=refuse) as (client, sent):
+        sent.clear()  # the handshake
+        result = await client.call_tool("slow", {"seconds": 0.2, "label": "report"})
+        assert result.text == "report done" and not result.is_error
+        assert sent[0] == "tools/call" and sent[1:] and set(sent[1:]) == {"tasks/get"}
+        assert (await client.call_tool("delete", {"filename": "b.txt"})).text == "kept"
+        assert "tasks/update" in sent
+        assert (await client.call_tool("only_as_task", {})).is_error
+        with pytest.raises(ServerError) as failed:
+            await client.call_tool("broken", {})
+        assert (failed.value.code, failed.value.data) == (-32000, {"retry": False})
+        sent.clear()
+        with pytest.raises(ClientTimeout, match="cancelled"):
+            await client.call_tool("slow", {"seconds": 60}, timeout=0.3)
+        assert sent[0] == "tools/call" and sent[-1] == "tasks/cancel"
+
+
+async def test_a_task_needing_input_the_client_cannot_give_is_cancelled() -> None:
+    server = jobs_server()
+    declared = {TASKS: {}}
+    capabilities = {"elicitation": {}}  # declared, but no handler to answer with
+    async with task_client(server, extensions=declared, capabilities=capabilities) as client:
+        with pytest.raises(ClientError, match="needs input the client could not give"):
+            await client.call_tool("delete", {"filename": "c.txt"})
+
+
+# ---------------------------------------------------------------------------- the caller
+
+
+def test_tasks_are_bound_to_their_caller() -> None:
+    tokens = StaticTokens({"alice-token": ["mcp"], "bob-token": ["mcp"]})
+    server = jobs_server(auth=ResourceServer("http://127.0.0.1/mcp", [], tokens))
+
+    async def check(url: str) -> None:
+        async with task_client(url, auth="alice-token") as alice:
+            created = await alice.request(
+                "tools/call", {"name": "slow", "arguments": {"seconds": 60}}
+            )
+            async with task_client(url, auth="bob-token") as bob:
+                for method in ("tasks/get", "tasks/cancel"):
+                    with pytest.raises(ServerError) as hidden:
+                        await bob.request(method, {"taskId": created["taskId"]})
+                    assert hidden.value.code == -32602
+            state = await alice.request("tasks/get", {"taskId": created["taskId"]})
+            assert state["status"] == "working"  # bob's cancel did not reach it
+            await alice.request("tasks/cancel", {"taskId": created["taskId"]})
+
+    with serve_http(server) as url:
+        asyncio.run(asyncio.wait_for(check(url), 30))
+
+
+def test_task_options_are_checked() -> None:
+    from toolwire import RegistrationError
+
+    def job() -> None:
+        """A job."""
+
+    with pytest.raises(RegistrationError, match='task= is "optional", "required" or None'):
+        Server("S").tool(task="always")(job)  # type: ignore[arg-type]
