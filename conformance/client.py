@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from toolwire import Client, ClientError
+from toolwire.client import SkillMismatch
 
 Scenario = Callable[[str], Awaitable[None]]
 SCENARIOS: dict[str, Scenario] = {}
@@ -51,6 +52,31 @@ def client(url: str, **options: Any) -> Client:
 
 
 # ---------------------------------------------------------------- non-auth scenarios
+
+
+@scenario("sep-2640-client-no-prefetch")
+async def skills_are_listed_not_read(url: str) -> None:
+    async with client(url) as c:
+        await c.list_skills()  # a host loads a skill only when it needs it
+
+
+@scenario(
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+)
+async def skills_are_checked_before_use(url: str) -> None:
+    async with client(url) as c:
+        for entry in await c.list_skills():
+            try:
+                skill = await c.load_skill(entry)
+            except SkillMismatch as refused:  # not used, and nothing more of it is read
+                print(f"skill refused: {refused}", file=sys.stderr)
+                continue
+            root = entry["uri"].rsplit("/", 1)[0]
+            for file in entry["resources"]:
+                if file["uri"] != entry["uri"]:
+                    await skill.read(file["uri"].removeprefix(root + "/"))
 
 
 @scenario("initialize", "tools_call")

@@ -12,6 +12,7 @@ import asyncio
 import base64
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
@@ -543,6 +544,11 @@ async def multi_input(ctx: Context) -> str:
         ctx.elicit("Second input", PartialInput, key="second"),
     )
     return f"Received {first.data.name} and {second.data.name}"
+
+
+# --- Agent Skills (sep-2640-skills-*, default leg) ------------------------------------------
+
+mcp.add_skills(Path(__file__).parent / "skills")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ LAYERS = {
     "_schema_given": 2,
     "_compat": 2,
     "docstrings": 2,
+    "skillmd": 2,
     "types": 2,
     "auth": 2,
     "safety": 2,

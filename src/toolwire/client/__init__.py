@@ -4,6 +4,7 @@ from .client import CallResult, Client
 from .host import Host
 from .oauth import OAuth
 from .primitives import Completion, PromptResult, ResourceResult
+from .skills import LoadedSkill, SkillMismatch
 from .sync import SyncClient
 from .tasks import TASKS
 
@@ -13,8 +14,10 @@ __all__ = [
     "Client",
     "Completion",
     "Host",
+    "LoadedSkill",
     "OAuth",
     "PromptResult",
     "ResourceResult",
+    "SkillMismatch",
     "SyncClient",
 ]

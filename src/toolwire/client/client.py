@@ -54,6 +54,7 @@ from .outputs import OutputChecks
 from .primitives import PRIMITIVE_NOTIFICATIONS, ClientPrimitives
 from .questions import MAX_SERVER_REQUESTS, Handler, ServerQuestions
 from .roots import ClientRoots, RootLike, roots_of
+from .skills import ClientSkills
 from .tools import CallResult, ClientTools, ProgressHandler
 
 __all__ = ["CallResult", "Client"]
@@ -68,7 +69,9 @@ CANCEL_GRACE = 2.0  # seconds the notifications/cancelled of a timed-out request
 T = TypeVar("T")
 
 
-class Client(ClientTools, ClientPrimitives, ClientRoots, ServerQuestions, ClientHandshake):
+class Client(
+    ClientTools, ClientPrimitives, ClientRoots, ClientSkills, ServerQuestions, ClientHandshake
+):
     """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
     server object.
 

@@ -178,6 +178,13 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self._changed()
         return tool
 
+    def add_skills(self, folder: str | Any, *, authority: str | None = None) -> None:
+        """Serve the Agent Skills under ``folder`` (each a folder with a ``SKILL.md``) through
+        the Skills extension and ``skill://`` resources (:mod:`toolwire.server.skills`)."""
+        from .skills import serve_skills
+
+        serve_skills(self, folder, authority)
+
     def remove_tool(self, name: str) -> None:
         """Unregister a tool; clients are told the list changed."""
         if self._tools.pop(name, None) is None:
