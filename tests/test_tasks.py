@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import re
+import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -283,3 +284,48 @@ def test_task_options_are_checked() -> None:
 
     with pytest.raises(RegistrationError, match='task= is "optional", "required" or None'):
         Server("S").tool(task="always")(job)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- the example
+
+
+async def test_the_bulk_import_example_over_stdio() -> None:
+    """examples/bulk_import.py as a host runs it: the task's progress shows in its status
+    message, its question waits for tasks/update, and a cancelled import stops between
+    two records."""
+    from wire import EXAMPLES
+
+    command = [sys.executable, str(EXAMPLES / "bulk_import.py")]
+    answers: list[dict[str, Any]] = []
+
+    def overwrite(params: dict[str, Any]) -> dict[str, Any]:
+        answers.append(params)
+        return {"action": "accept", "content": {"overwrite": True}}
+
+    async with task_client(command, elicitation_handler=overwrite) as client:
+        first = await client.call_tool("import_records", {"count": 5, "batch": "first"})
+        assert first.text == "Imported 5 records (first)" and answers == []
+        created = await client.request(
+            "tools/call",
+            {"name": "import_records", "arguments": {"count": 200, "batch": "b", "delay": 0.05}},
+        )
+        waiting = await poll(client, created["taskId"], "input_required")
+        assert (
+            "5 of the records exist already"
+            in (waiting["inputRequests"]["overwrite"]["params"]["message"])
+        )
+        answer = {"overwrite": {"action": "accept", "content": {"overwrite": True}}}
+        update = {"taskId": created["taskId"], "inputResponses": answer}
+        await client.request("tasks/update", update)
+        while True:  # the progress shows in the status message
+            state = await poll(client, created["taskId"], "working")
+            done, _, rest = state.get("statusMessage", "").partition("/")
+            if done.isdigit() and int(done) >= 3:
+                assert rest.startswith(f"200: record {done}")
+                break
+        await client.request("tasks/cancel", {"taskId": created["taskId"]})
+        assert (await poll(client, created["taskId"], "cancelled"))["status"] == "cancelled"
+        imported = int((await client.call_tool("count_imported", {})).text)
+        assert 5 <= imported < 200  # stopped between two records
+        second = await client.call_tool("import_records", {"count": 3, "batch": "again"})
+        assert second.text == "Imported 3 records (again)" and len(answers) == 1

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..auth.tokens import AccessToken
@@ -106,8 +106,9 @@ class Context:
         self._finished = False
         self._loop = asyncio.get_running_loop()
         # In a task (toolwire.server.tasks): questions wait in the task for tasks/update,
-        # and nothing is sent for a request that was answered long ago.
-        self._task_asks: Callable[[str, str, dict[str, Any]], Awaitable[Any]] | None = None
+        # progress becomes its status message, and nothing is sent for the request, which
+        # was answered with the task.
+        self._task: Any = None
 
     @property
     def server(self) -> Any:
@@ -175,19 +176,26 @@ class Context:
 
     # ------------------------------------------------------------ notifications
 
-    def _notify(self, method: str, params: dict[str, Any]) -> None:
-        if self._finished or self.request.cancelled:  # nothing after cancellation (CN-12)
-            return
-        if self._task_asks is not None:  # a task's call was answered with the task
-            return
+    def _in_loop(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Call ``fn`` on the event loop, from it or from a sync tool's worker thread."""
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             running = None
         if running is self._loop:
-            self._connection.notify(method, params, related=self.request_id)
-        else:  # a sync tool on a worker thread
-            self._loop.call_soon_threadsafe(self._notify, method, params)
+            fn(*args)
+        else:
+            self._loop.call_soon_threadsafe(fn, *args)
+
+    def _notify(self, method: str, params: dict[str, Any]) -> None:
+        self._in_loop(self._send_notification, method, params)
+
+    def _send_notification(self, method: str, params: dict[str, Any]) -> None:
+        if self._finished or self.request.cancelled:  # nothing after cancellation (CN-12)
+            return
+        if self._task is not None:  # a task's call was answered with the task
+            return
+        self._connection.notify(method, params, related=self.request_id)
 
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
@@ -195,8 +203,11 @@ class Context:
         """Send ``notifications/progress`` if the client asked for progress (it sent a token).
 
         Values must increase; one that does not is dropped (PR-03). Nothing is sent once
-        the call has answered (PR-06).
+        the call has answered (PR-06). In a task, progress is the task's status message.
         """
+        if self._task is not None and not self._finished:
+            self._in_loop(self._task.progress, progress, total, message)
+            return _SENT
         if self.progress_token is None or self._finished:
             return _SENT
         if self._last_progress is not None and progress <= self._last_progress:
@@ -336,8 +347,8 @@ class Context:
         if key in self._keys:
             raise ValueError(f"The question key {key!r} is used twice in one call")
         self._keys.add(key)
-        if self._task_asks is not None:
-            return await self._task_asks(key, method, params)
+        if self._task is not None:
+            return await self._task.ask(key, method, params)
         if not self._features.modern:
             return await self._connection.request(method, params, related=self.request_id)
         asked = fingerprint(method, params)

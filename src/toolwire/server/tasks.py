@@ -108,6 +108,12 @@ class Task:
             if not self.input_requests and self.status == "input_required":
                 self._move("working")
 
+    def progress(self, done: float, total: float | None, message: str | None) -> None:
+        """The tool's progress, as the status message ``tasks/get`` shows."""
+        shown = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
+        self.status_message = f"{shown}: {message}" if message else shown
+        self.updated_at = _now()
+
     def answer(self, responses: JSON) -> None:
         """``tasks/update``: answers to outstanding questions; any other key is ignored."""
         for key, response in responses.items():
@@ -197,7 +203,7 @@ def start_task(
         return None
     task = server.tasks.create(request.caller)
     context = Context(connection, request)
-    context._task_asks = task.ask
+    context._task = task
     task.run = asyncio.ensure_future(_run(server, tool, task, context, arguments))
     return {"resultType": "task", **task.state()}
 
