@@ -242,6 +242,26 @@ async def test_call_tool_waits_answers_and_raises_for_the_task() -> None:
         assert sent[0] == "tools/call" and sent[-1] == "tasks/cancel"
 
 
+async def test_start_tool_gives_a_handle_to_the_task() -> None:
+    def confirm(params: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "accept", "content": {"confirm": True}}
+
+    async with task_client(jobs_server(), elicitation_handler=confirm) as client:
+        job = await client.start_tool("slow", {"seconds": 60, "label": "long"})
+        assert job.id is not None and (await job.status())["status"] == "working"
+        await job.cancel()
+        with pytest.raises(ClientError, match="was cancelled"):
+            await job.result()
+        asking = await client.start_tool("delete", {"filename": "d.txt"})
+        assert (await asking.result(timeout=10)).text == "deleted"  # answered on the way
+        assert (await asking.status())["status"] == "completed"
+    async with checked_client(jobs_server(), MODERN, **TASK_OPTIONS) as plain:
+        at_once = await plain.start_tool("slow", {"seconds": 0})  # no Tasks: no task
+        assert at_once.id is None and (await at_once.status())["status"] == "completed"
+        assert (await at_once.result()).text == "job done"
+        await at_once.cancel()  # nothing to cancel
+
+
 async def test_a_task_needing_input_the_client_cannot_give_is_cancelled() -> None:
     server = jobs_server()
     declared = {TASKS: {}}

@@ -26,6 +26,38 @@ MIN_POLL_S = 0.05
 JSON = dict[str, Any]
 
 
+class ToolTask:
+    """A tool call started with :meth:`~toolwire.Client.start_tool`: a task on the server,
+    or, when the server answered at once, its result."""
+
+    def __init__(self, client: Any, tool: str, answer: JSON) -> None:
+        self._client = client
+        self.tool = tool
+        is_task = answer.get("resultType") == "task"
+        self.id: str | None = answer.get("taskId") if is_task else None  # None: no task
+        self.state: JSON = answer if is_task else {"status": "completed", "result": answer}
+
+    async def status(self) -> JSON:
+        """The task as ``tasks/get`` shows it now (``status``, ``statusMessage``, ...)."""
+        if self.id is not None:
+            self.state = await self._client.request("tasks/get", {"taskId": self.id})
+        return self.state
+
+    async def result(self, timeout: float | None = None) -> Any:
+        """Wait for the task to end, answering its questions, and return the tool's
+        :class:`~toolwire.client.CallResult` (as :meth:`~toolwire.Client.call_tool` does)."""
+        if self.id is None:
+            result = self.state["result"]
+        else:
+            result = await wait_for_task(self._client, {**self.state, "taskId": self.id}, timeout)
+        return await self._client._call_result(self.tool, result)
+
+    async def cancel(self) -> None:
+        """Ask the server to cancel the task (it may still end otherwise)."""
+        if self.id is not None:
+            await self._client.request("tasks/cancel", {"taskId": self.id})
+
+
 async def wait_for_task(client: Any, created: JSON, timeout: float | None) -> JSON:
     """The result of the task ``created`` (a ``resultType: "task"`` answer) once it ends."""
     task_id = created.get("taskId")

@@ -14,6 +14,9 @@ from .answers import content_blocks, named
 from .outputs import OutputChecks
 from .primitives import walk_pages
 
+if TYPE_CHECKING:
+    from .tasks import ToolTask
+
 logger = logging.getLogger("toolwire.client")
 
 JSON = dict[str, Any]
@@ -135,6 +138,20 @@ class ClientTools:
             from .tasks import wait_for_task
 
             result = await wait_for_task(self, result, timeout)
+        return await self._call_result(name, result)
+
+    async def start_tool(
+        self, name: str, arguments: JSON | None = None, *, timeout: float | None = None
+    ) -> ToolTask:
+        """Call a tool without waiting for it to end: a :class:`~toolwire.client.tasks.ToolTask`
+        whose ``status()``, ``result()`` and ``cancel()`` follow the task the server made of
+        the call (with the Tasks extension declared), or hold the result it answered with."""
+        from .tasks import ToolTask
+
+        params: JSON = {"name": name, "arguments": arguments or {}}
+        return ToolTask(self, name, await self.request("tools/call", params, timeout=timeout))
+
+    async def _call_result(self, name: str, result: JSON) -> CallResult:
         await self._check_structured(name, result)
         return CallResult(
             content=content_blocks("tools/call", result.get("content", [])),
