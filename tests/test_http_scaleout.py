@@ -217,6 +217,8 @@ async def test_one_session_is_served_by_both_workers(cluster: Cluster) -> None:
             "add",
             "touch_board",
             "add_note",
+            "long_job",
+            "confirmed_job",
         }
         pong, _, _ = await mcp.call("ping")
         assert pong["result"] == {}

@@ -12,6 +12,9 @@ load balancer serve the same sessions.
 * ``add(a, b)``.
 * ``touch_board()`` — announces an update of the resource ``board://status``.
 * ``add_note(name)`` — registers the resource ``notes://NAME`` (a resource-list change).
+* ``long_job(seconds)`` — a task (2026-07-28, Tasks declared) that works ``seconds`` and
+  returns the process id of the worker that ran it.
+* ``confirmed_job()`` — a task that asks for a confirmation first.
 """
 
 from __future__ import annotations
@@ -21,9 +24,14 @@ import asyncio
 import os
 
 import uvicorn
+from pydantic import BaseModel
 
 from toolwire import Context, Server
 from toolwire.transports.http_store import RedisStore
+
+
+class Confirmation(BaseModel):
+    go: bool
 
 
 def build() -> Server:
@@ -70,6 +78,19 @@ def build() -> Server:
         mcp.resource_updated("board://status")
         return "touched"
 
+    @mcp.tool(task="optional")
+    async def long_job(seconds: float) -> int:
+        """Work for a while, as a task; the pid of the worker that ran it."""
+        await asyncio.sleep(seconds)
+        return os.getpid()
+
+    @mcp.tool(task="optional")
+    async def confirmed_job(ctx: Context) -> str:
+        """Ask for a confirmation, then finish, as a task."""
+        answer = await ctx.elicit("Go on?", Confirmation, key="go")
+        confirmed = answer.action == "accept" and answer.data.go
+        return f"{'confirmed' if confirmed else 'stopped'} on worker {os.getpid()}"
+
     @mcp.tool()
     def add_note(name: str) -> str:
         """Register the resource notes://NAME at run time (a resource-list change)."""
@@ -83,8 +104,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--fd", type=int, required=True, help="a listening socket to serve on")
     parser.add_argument("--redis", required=True, help="redis://127.0.0.1:PORT/0")
+    parser.add_argument(
+        "--follow-timeout", type=float, default=30.0, help="how soon a dead worker is noticed"
+    )
     options = parser.parse_args()
-    app = build().http_app(store=RedisStore(options.redis))
+    store = RedisStore(options.redis, follow_timeout=options.follow_timeout)
+    app = build().http_app(store=store)
     uvicorn.run(app, fd=options.fd, log_level="warning", lifespan="on")
 
 

@@ -187,6 +187,7 @@ class ServerCore:
         self.context_always = False  # set when Python logging is forwarded to clients
         self.roots_handlers: list[Callable[[Any], Any]] = []
         self.extensions: dict[str, Extension] = {}
+        self.shared_store: Any = None  # set by an HTTP app whose store other workers share
         self.extension_notifications: dict[str, tuple[Extension, Callable[[JSON], Any]]] = {}
         for extension in extensions:
             self.add_extension(extension)

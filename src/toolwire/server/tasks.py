@@ -23,6 +23,7 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +67,9 @@ class Task:
         self.input_requests: dict[str, JSON] = {}
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self.run: asyncio.Task[None] | None = None
+        self.changed: Callable[[Task], None] = lambda task: None  # the registry saves it
+        self.dirty = False  # changed since it was last saved
+        self.writer: asyncio.Future[None] | None = None
 
     def state(self) -> JSON:
         """The task as its creation result and ``tasks/get`` describe it."""
@@ -90,7 +94,12 @@ class Task:
     def _move(self, status: str, message: str | None = None) -> None:
         if self.status in TERMINAL:
             return
-        self.status, self.status_message, self.updated_at = status, message, _now()
+        self.status, self.status_message = status, message
+        self._touch()
+
+    def _touch(self) -> None:
+        self.updated_at = _now()
+        self.changed(self)
 
     # ------------------------------------------------------------ the tool's questions
 
@@ -99,6 +108,8 @@ class Task:
         waiting = asyncio.get_running_loop().create_future()
         self.input_requests[key] = {"method": method, "params": params}
         self._waiting[key] = waiting
+        if self.status == "input_required":
+            self._touch()
         self._move("input_required")
         try:
             return await waiting
@@ -107,12 +118,14 @@ class Task:
             self._waiting.pop(key, None)
             if not self.input_requests and self.status == "input_required":
                 self._move("working")
+            elif self.status == "input_required":
+                self._touch()
 
     def progress(self, done: float, total: float | None, message: str | None) -> None:
         """The tool's progress, as the status message ``tasks/get`` shows."""
         shown = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
         self.status_message = f"{shown}: {message}" if message else shown
-        self.updated_at = _now()
+        self._touch()
 
     def answer(self, responses: JSON) -> None:
         """``tasks/update``: answers to outstanding questions; any other key is ignored."""
@@ -128,28 +141,88 @@ class Task:
 
 
 class TaskRegistry:
-    """This server's tasks, by id; a task is forgotten once its TTL has passed."""
+    """``server``'s tasks: those this process runs, by id, forgotten once their TTL has
+    passed; with a shared store (``http_app(store=RedisStore(...))``), also the others'.
 
-    def __init__(self, ttl_ms: int = TTL_MS) -> None:
+    With a shared store each task's state is saved there as it changes, so any worker
+    answers ``tasks/get``; ``tasks/update`` and ``tasks/cancel`` reaching a worker that does
+    not run the task are passed to the one that does. A task whose worker stopped beating
+    is reported ``failed``, never left ``working``.
+    """
+
+    def __init__(self, server: Any, ttl_ms: int = TTL_MS) -> None:
+        self.server = server
         self.ttl_ms = ttl_ms
         self._tasks: dict[str, Task] = {}
+
+    @property
+    def store(self) -> Any:
+        return getattr(self.server, "shared_store", None)
 
     def create(self, owner: str | None) -> Task:
         self._forget_expired()
         task = Task(owner, self.ttl_ms)
+        task.changed = self._changed
         self._tasks[task.id] = task
         return task
 
-    def find(self, params: JSON, request: Request) -> Task:
-        """The task ``params.taskId`` names, if this caller may see it; else -32602."""
+    def local(self, task_id: str, request: Request) -> Task | None:
+        """The task ``task_id`` if this process runs it for this caller."""
         self._forget_expired()
-        task_id = params.get("taskId")
-        if not isinstance(task_id, str):
-            raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
         task = self._tasks.get(task_id)
-        if task is None or task.owner != request.caller:
+        return task if task is not None and task.owner == request.caller else None
+
+    async def shared_state(self, task_id: str, request: Request) -> JSON:
+        """The state another worker saved for ``task_id``; -32602 when there is none for
+        this caller. A task whose worker is gone is failed here and then."""
+        store = self.store
+        saved: JSON | None = await store.load_task(task_id) if store is not None else None
+        if saved is None or saved.pop("owner", None) != request.caller:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Task not found: {task_id[:100]!r}")
-        return task
+        worker = saved.pop("worker", None)
+        if saved.get("status") not in TERMINAL and not await store.worker_alive(worker):
+            error = RPCError(jsonrpc.INTERNAL_ERROR, "The worker running the task stopped")
+            saved.pop("inputRequests", None)
+            saved.update(status="failed", error=error.to_error(), statusMessage=error.message)
+            saved["lastUpdatedAt"] = _now()
+            await store.save_task(task_id, {**saved, "owner": request.caller}, self.ttl_ms / 1000)
+        return saved
+
+    def received(self, event: JSON) -> None:
+        """Another worker passed on a ``tasks/update`` or ``tasks/cancel`` for a task here."""
+        task = self._tasks.get(event.get("task"))  # type: ignore[arg-type]
+        if task is None:
+            return
+        if isinstance(event.get("answers"), dict):
+            task.answer(event["answers"])
+        if event.get("cancel") is True:
+            task.cancel()
+
+    def _changed(self, task: Task) -> None:
+        if self.store is None:
+            return
+        task.dirty = True
+        if task.writer is None or task.writer.done():
+            task.writer = asyncio.ensure_future(self._write(task))
+
+    async def _write(self, task: Task) -> None:
+        """Save ``task`` while it changes: one write at a time, the latest state last."""
+        store = self.store
+        while task.dirty and store is not None:
+            task.dirty = False
+            remaining = max(1.0, task.expires - time.monotonic())
+            record = {**task.state(), "owner": task.owner, "worker": store.instance}
+            try:
+                await store.save_task(task.id, record, remaining)
+            except Exception as exc:  # Redis trouble: the next change tries again
+                logger.warning("Could not save the task %s: %s", task.id, exc)
+
+    async def saved(self, task: Task) -> None:
+        """Wait until ``task`` is in the shared store (a task must exist before it is
+        announced)."""
+        self._changed(task)
+        if task.writer is not None:
+            await task.writer
 
     def _forget_expired(self) -> None:
         now = time.monotonic()
@@ -163,35 +236,57 @@ class TaskRegistry:
 
 def serve_tasks(server: Any) -> None:
     """Give ``server`` a task registry and serve the Tasks extension's methods."""
-    server.tasks = TaskRegistry()
+    registry = server.tasks = TaskRegistry(server)
     extension = Extension(TASKS, revisions=[MODERN])
 
     @extension.method("tasks/get", client_required=True)
-    def get(params: JSON, ctx: Context) -> JSON:
-        return server.tasks.find(params, ctx.request).state()  # type: ignore[no-any-return]
+    async def get(params: JSON, ctx: Context) -> JSON:
+        task_id = _task_id(params)
+        task = registry.local(task_id, ctx.request)
+        return (
+            task.state() if task is not None else await registry.shared_state(task_id, ctx.request)
+        )
 
     @extension.method("tasks/update", client_required=True)
-    def update(params: JSON, ctx: Context) -> JSON:
-        task = server.tasks.find(params, ctx.request)
+    async def update(params: JSON, ctx: Context) -> JSON:
+        task_id = _task_id(params)
         responses = params.get("inputResponses", {})
         if not isinstance(responses, dict):
             raise RPCError(
                 jsonrpc.INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object'
             )
-        task.answer(responses)
+        await _reach(registry, task_id, ctx.request, {"answers": responses})
         return {}
 
     @extension.method("tasks/cancel", client_required=True)
-    def cancel(params: JSON, ctx: Context) -> JSON:
-        server.tasks.find(params, ctx.request).cancel()
+    async def cancel(params: JSON, ctx: Context) -> JSON:
+        await _reach(registry, _task_id(params), ctx.request, {"cancel": True})
         return {}
 
     server.add_extension(extension)
 
 
+def _task_id(params: JSON) -> str:
+    task_id = params.get("taskId")
+    if not isinstance(task_id, str):
+        raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+    return task_id
+
+
+async def _reach(registry: TaskRegistry, task_id: str, request: Request, event: JSON) -> None:
+    """Answer or cancel the task: here if this process runs it, else through the store."""
+    task = registry.local(task_id, request)
+    if task is not None:
+        registry.received({"task": task_id, **event})
+        return
+    state = await registry.shared_state(task_id, request)  # -32602 if there is none
+    if state.get("status") not in TERMINAL:
+        await registry.store.publish_change({"task": task_id, **event})
+
+
 def start_task(
     server: Any, tool: Tool, connection: ServerConnection, request: Request, arguments: JSON
-) -> JSON | None:
+) -> Any:
     """Answer a ``tools/call`` of a task tool with a new task, or None when the client did
     not declare the extension and the tool may run as an ordinary call."""
     declared = request.capabilities.get("extensions") if request.capabilities else None
@@ -201,11 +296,20 @@ def start_task(
                 TASKS, f"The tool {tool.name!r} runs as a task: declare the extension {TASKS!r}"
             )
         return None
-    task = server.tasks.create(request.caller)
+    registry: TaskRegistry = server.tasks
+    task = registry.create(request.caller)
+    created = {"resultType": "task", **task.state()}
     context = Context(connection, request)
     context._task = task
     task.run = asyncio.ensure_future(_run(server, tool, task, context, arguments))
-    return {"resultType": "task", **task.state()}
+    if registry.store is None:
+        return created
+    return _when_saved(registry, task, created)
+
+
+async def _when_saved(registry: TaskRegistry, task: Task, created: JSON) -> JSON:
+    await registry.saved(task)  # a tasks/get on any worker finds it from now on
+    return created
 
 
 async def _run(server: Any, tool: Tool, task: Task, context: Context, arguments: JSON) -> None:

@@ -71,6 +71,7 @@ class HttpServer(Protocol):
     def header_params(self, tool: str) -> dict[str, str]: ...
 
     change_hooks: list[Callable[[JSON], None]]
+    shared_store: Any  # the store, when other workers share it (tasks are kept there)
 
     def announce_list_changed(self, kind: str) -> None: ...
 
@@ -185,11 +186,14 @@ class HttpApp(Answering):
                 await self.store.start(self.changes.received)
                 if self.store.shared:
                     self.server.change_hooks.append(self.changes.publish)
+                    self.server.shared_store = self.store  # tasks are seen by every worker
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.close()
                 if self.changes.publish in self.server.change_hooks:
                     self.server.change_hooks.remove(self.changes.publish)
+                if self.server.shared_store is self.store:
+                    self.server.shared_store = None
                 await self.store.close()
                 if self.auth is not None and hasattr(self.auth, "aclose"):
                     await self.auth.aclose()

@@ -33,11 +33,16 @@ class ChangeRelay:
         task.add_done_callback(_log_failure)
 
     def received(self, event: JSON) -> None:
-        """Another worker changed a list or updated a resource: tell this worker's clients."""
+        """Another worker changed a list or updated a resource (tell this worker's clients),
+        or passed on a request for one of this worker's tasks."""
         uri = event.get("updated")
         if "list" in event:
             with contextlib.suppress(KeyError, TypeError):  # a kind this server does not know
                 self.server.announce_list_changed(event["list"])
+        elif "task" in event:  # an answer or a cancel for a task this worker runs
+            tasks = getattr(self.server, "tasks", None)
+            if tasks is not None:
+                tasks.received(event)
         elif isinstance(uri, str) and hasattr(self.server, "announce_resource_updated"):
             task = asyncio.ensure_future(self._updated(uri))
             task.add_done_callback(_log_failure)

@@ -89,6 +89,16 @@ class SessionStore(Protocol):
 
     async def publish_change(self, event: JSON) -> None: ...
 
+    # Tasks (toolwire.server.tasks) shared between workers: the state each worker reads, and
+    # whether the worker that runs a task is still alive.
+    instance: str
+
+    async def save_task(self, task_id: str, state: JSON, ttl_s: float) -> None: ...
+
+    async def load_task(self, task_id: str) -> JSON | None: ...
+
+    async def worker_alive(self, instance: str) -> bool: ...
+
 
 class MemoryStore:
     """One process: sessions and event logs stay in the HTTP app's own memory."""
@@ -133,6 +143,17 @@ class MemoryStore:
 
     async def publish_change(self, event: JSON) -> None:
         return None
+
+    instance = "this-process"  # tasks live in the server's own memory here
+
+    async def save_task(self, task_id: str, state: JSON, ttl_s: float) -> None:
+        return None
+
+    async def load_task(self, task_id: str) -> JSON | None:
+        return None
+
+    async def worker_alive(self, instance: str) -> bool:
+        return True
 
 
 @dataclass
@@ -221,6 +242,9 @@ class RedisStore:
 
     def _meta_key(self, session_id: str, stream_id: str) -> str:
         return f"{self.prefix}:stream:{session_id}:{stream_id}"
+
+    def _task_key(self, task_id: str) -> str:
+        return f"{self.prefix}:task:{task_id}"
 
     def _worker_key(self, instance: str) -> str:
         return f"{self.prefix}:worker:{instance}"
@@ -394,6 +418,23 @@ class RedisStore:
         key = self._stream_key(session_id, stream_id)
         with contextlib.suppress(*self._errors):
             await self._call(self._client().xadd(key, {"d": data, "l": b"1"}, id=f"{seq}-1"))
+
+    # ------------------------------------------------------------ tasks
+
+    async def save_task(self, task_id: str, state: JSON, ttl_s: float) -> None:
+        ttl = max(1, math.ceil(ttl_s))
+        await self._call(self._client().set(self._task_key(task_id), orjson.dumps(state), ex=ttl))
+
+    async def load_task(self, task_id: str) -> JSON | None:
+        raw = await self._call(self._client().get(self._task_key(task_id)))
+        if raw is None:
+            return None
+        state: JSON = orjson.loads(raw)
+        return state
+
+    async def worker_alive(self, instance: str) -> bool:
+        """Whether the worker ``instance`` beat within ``follow_timeout``."""
+        return bool(await self._call(self._client().exists(self._worker_key(instance))))
 
     # ------------------------------------------------------------ announcements
 

@@ -1,0 +1,118 @@
+"""Tasks across workers: two worker processes sharing a RedisStore (and nginx round-robin in
+front), all real and on loopback. A task started through worker A is polled, answered and
+cancelled through worker B; a task whose worker is killed (SIGKILL) is reported ``failed``
+through the other, never left ``working``. Every message is checked against 2026-07-28."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolwire import Client
+
+from services import Worker, start_nginx, start_redis, start_worker
+from wire import checked_client
+
+pytestmark = pytest.mark.timeout(60)
+
+MODERN = "2026-07-28"
+TASKS = "io.modelcontextprotocol/tasks"
+SERVER = Path(__file__).parent / "servers" / "http_scale.py"
+FOLLOW_TIMEOUT = "2"  # seconds after which a silent worker counts as gone
+OPTIONS = {
+    "extension_methods": ["tasks/get", "tasks/update", "tasks/cancel"],
+    "extension_result_types": ["task"],
+    "extensions": {TASKS: {}},
+    "capabilities": {"elicitation": {}},  # the task's question is answered with tasks/update
+}
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with start_redis() as url:
+        yield url
+
+
+@pytest.fixture
+def workers(redis_url: str) -> Iterator[tuple[Worker, Worker]]:
+    args = ("--redis", redis_url, "--follow-timeout", FOLLOW_TIMEOUT)
+    with start_worker(SERVER, *args) as a, start_worker(SERVER, *args) as b:
+        yield a, b
+
+
+@contextlib.asynccontextmanager
+async def clients(a: Worker, b: Worker) -> AsyncIterator[tuple[Client, Client]]:
+    async with (
+        checked_client(a.url, MODERN, **OPTIONS) as through_a,
+        checked_client(b.url, MODERN, **OPTIONS) as through_b,
+    ):
+        yield through_a, through_b
+
+
+async def poll(client: Client, task_id: str, *statuses: str) -> dict[str, Any]:
+    while True:
+        state = await client.request("tasks/get", {"taskId": task_id})
+        if state["status"] in statuses:
+            return state
+        assert state["status"] not in ("completed", "failed", "cancelled"), state
+        await asyncio.sleep(0.05)
+
+
+async def test_a_task_started_on_a_is_answered_polled_and_cancelled_on_b(
+    workers: tuple[Worker, Worker],
+) -> None:
+    a, b = workers
+    async with clients(a, b) as (through_a, through_b):
+        created = await through_a.request("tools/call", {"name": "confirmed_job"})
+        task_id = created["taskId"]
+        seen_by_b = await through_b.request("tasks/get", {"taskId": task_id})  # at once
+        assert seen_by_b["status"] in ("working", "input_required")
+        waiting = await poll(through_b, task_id, "input_required")
+        assert waiting["inputRequests"]["go"]["method"] == "elicitation/create"
+        answer = {"go": {"action": "accept", "content": {"go": True}}}
+        await through_b.request("tasks/update", {"taskId": task_id, "inputResponses": answer})
+        done = await poll(through_b, task_id, "completed")
+        assert done["result"]["content"][0]["text"] == f"confirmed on worker {a.pid}"
+
+        running = await through_a.request(
+            "tools/call", {"name": "long_job", "arguments": {"seconds": 60}}
+        )
+        await through_b.request("tasks/cancel", {"taskId": running["taskId"]})
+        cancelled = await poll(through_b, running["taskId"], "cancelled")
+        assert cancelled["status"] == "cancelled"
+        assert (await through_a.request("tasks/get", {"taskId": running["taskId"]}))[
+            "status"
+        ] == "cancelled"
+
+
+async def test_a_task_whose_worker_died_is_failed_on_the_other(
+    workers: tuple[Worker, Worker],
+) -> None:
+    a, b = workers
+    async with clients(a, b) as (through_a, through_b):
+        created = await through_a.request(
+            "tools/call", {"name": "long_job", "arguments": {"seconds": 60}}
+        )
+        assert (await through_b.request("tasks/get", {"taskId": created["taskId"]}))[
+            "status"
+        ] == "working"
+        a.kill()
+        failed = await poll(through_b, created["taskId"], "failed")
+        assert failed["error"]["message"] == "The worker running the task stopped"
+        assert "result" not in failed
+
+
+async def test_call_tool_behind_a_balancer_waits_for_the_task(
+    workers: tuple[Worker, Worker],
+) -> None:
+    a, b = workers
+    with start_nginx([a.port, b.port]) as base:
+        async with checked_client(f"{base}/mcp", MODERN, **OPTIONS) as client:
+            for _ in range(3):  # polls alternate between the workers
+                result = await client.call_tool("long_job", {"seconds": 0.3})
+                assert int(result.text) in (a.pid, b.pid)
