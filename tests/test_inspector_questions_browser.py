@@ -195,6 +195,35 @@ def test_declining_and_cancelling_reach_the_tool(page: Page, dev: Inspector) -> 
     checked_call(dev, call_id, {"action": "cancel"})
 
 
+def test_a_url_is_opened_only_when_the_person_asks(page: Page, dev: Inspector) -> None:
+    """URL mode: the address is shown as text; "Open the page" opens it in a new tab that
+    cannot reach the inspector, and accepting is a separate click."""
+    sign_in = "https://id.example.invalid/sign-in?state=42"
+    opened: list[str] = []
+
+    def signed_in_page(route: Route) -> None:
+        opened.append(route.request.url)
+        route.fulfill(status=200, content_type="text/html", body="<p>Signed in</p>")
+
+    page.context.route("https://id.example.invalid/**", signed_in_page)
+    call_id = call_from_page(page, dev, "sign_in")
+    question = the_question(page, "elicitation", call_id, "sign_in")
+    expect(question.get_by_test_id("question-url")).to_have_text(sign_in)
+    expect(question.locator("a")).to_have_count(0)  # no link to follow by accident
+    assert opened == []
+    with page.expect_popup() as popup:
+        question.get_by_test_id("question-open").click()
+    tab = popup.value
+    tab.wait_for_load_state()
+    assert tab.url == sign_in and opened == [sign_in]
+    assert tab.evaluate("window.opener") is None
+    tab.close()
+    expect(page.get_by_test_id("question")).to_have_count(1)  # opening is not answering
+    question.get_by_test_id("question-accept").click()
+    expect(result_text(page)).to_have_text("Sign-in accept")
+    checked_call(dev, call_id, {"action": "accept"})
+
+
 BAD_REQUEST = "console error: Failed to load resource: the server responded with a status of 400"
 
 

@@ -39,6 +39,9 @@ class Stats(BaseModel):
     mean: float
 
 
+SIGN_IN_URL = "https://id.example.com/authorize?session=42"
+
+
 class Confirm(BaseModel):
     confirm: bool = Field(description="Tick to go ahead")
 
@@ -78,6 +81,12 @@ def build(deleted: list[str]) -> Server:
             deleted.extend(paths)
             return f"Deleted {len(paths)} files"
         return f"Kept the files ({answer.action})"
+
+    @mcp.tool()
+    async def sign_in(ctx: Context) -> str:
+        """Send the user to the identity provider's page."""
+        answer = await ctx.elicit_url("Sign in to the billing service", SIGN_IN_URL)
+        return f"sign-in {answer.action}"
 
     return mcp
 
@@ -252,3 +261,23 @@ async def test_elicitation_reaches_the_sdk_callback(
     else:
         assert server_requests == []  # servers never send requests on 2026-07-28
         assert len(input_required) == 1
+
+
+async def test_url_elicitation_reaches_the_sdk_callback(url: str, mode: str) -> None:
+    """The SDK declares URL elicitation; the callback gets the URL and the person's answer
+    goes back (an elicitation/create request on legacy sessions, an input request on
+    2026-07-28)."""
+    questions: list[Any] = []
+
+    async def on_elicit(context: ClientRequestContext, params: Any) -> types.ElicitResult:
+        questions.append(params)
+        return types.ElicitResult(action="accept")
+
+    with anyio.fail_after(TEST_TIMEOUT):
+        async with connect(url, mode, elicitation_callback=on_elicit) as client:
+            result = await client.call_tool("sign_in", {})
+            assert text(result) == "sign-in accept"
+    (question,) = questions
+    assert (question.mode, question.url) == ("url", SIGN_IN_URL)
+    assert question.message == "Sign in to the billing service"
+    assert (getattr(question, "elicitation_id", None) is not None) == (mode == "legacy")

@@ -78,3 +78,13 @@ async def haiku(ctx: Context, topic: str = "tests") -> str:
         max_tokens=60,
     )
     return f"The model said: {reply.text}"
+
+
+SIGN_IN = "https://id.example.invalid/sign-in?state=42"
+
+
+@mcp.tool()
+async def sign_in(ctx: Context) -> str:
+    """Send the person to a sign-in page (URL-mode elicitation)."""
+    answer = await ctx.elicit_url("Sign in to continue.", SIGN_IN)
+    return f"Sign-in {answer.action}"

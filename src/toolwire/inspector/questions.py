@@ -94,9 +94,9 @@ def _elicitation(body: JSON) -> JSON | str:
     action = body.get("action")
     if action not in ELICITATION_ACTIONS:
         return f"action must be one of {', '.join(ELICITATION_ACTIONS)}"
-    if action != "accept":
+    if action != "accept" or "content" not in body:  # a URL-mode answer has no content
         return {"action": action}
-    content = body.get("content", {})
+    content = body["content"]
     if not isinstance(content, dict):
         return "content must be an object"
     return {"action": "accept", "content": content}

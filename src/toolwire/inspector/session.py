@@ -138,6 +138,7 @@ class InspectedServer:
                 self._client_target(),
                 protocol_version=self.protocol_version,
                 client_info={"name": "toolwire-inspector", "version": _version()},
+                capabilities={"elicitation": {"form": {}, "url": {}}},  # the page asks either
                 timeout=START_TIMEOUT if self.sign_in is None else SIGN_IN_TIMEOUT,
                 stderr=pipe[1] if pipe else None,
                 tap=lambda direction, data: self._tap(generation, direction, data),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import secrets
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -297,6 +298,31 @@ class Context:
         )
         return self._understood(elicitation_result, answer, model)
 
+    async def elicit_url(
+        self, message: str, url: str, *, key: str | None = None
+    ) -> ElicitationResult:
+        """Ask the user to go to ``url`` (a sign-in, a payment, anything the server must not
+        see pass through the client); ``result.action`` says whether they agreed. The client
+        shows the message and the URL, and opens it only if the person agrees.
+
+        Needs a client that declared URL elicitation (``elicitation: {"url": {}}``, since
+        2025-11-25); other clients get what :meth:`elicit` gives them. ``url`` must be an
+        absolute http(s) URL.
+        """
+        if not url.lower().startswith(("https://", "http://")):
+            raise ValueError(f"elicit_url needs an http(s) URL, not {url[:100]!r}")
+        self._require(
+            "elicitation",
+            "2025-11-25",
+            "The client cannot send the user to a URL (no URL elicitation support)",
+            mode="url",
+        )
+        params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
+        if not self._features.modern:  # 2025-11-25 names each URL elicitation
+            params["elicitationId"] = secrets.token_urlsafe(12)
+        answer = await self._ask("elicit", "elicitation/create", params, key)
+        return self._understood(elicitation_result, answer, None)
+
     async def sample(
         self,
         messages: Any,
@@ -331,11 +357,19 @@ class Context:
         answer = await self._ask("roots", "roots/list", {}, key)
         return self._understood(roots_result, answer)
 
-    def _require(self, capability: str, minimum: str, message: str) -> None:
-        if self.protocol_version >= minimum and capability in self.client_capabilities:
+    def _require(
+        self, capability: str, minimum: str, message: str, *, mode: str | None = None
+    ) -> None:
+        declared = self.client_capabilities.get(capability)
+        if (
+            self.protocol_version >= minimum
+            and declared is not None
+            and (mode is None or (isinstance(declared, dict) and mode in declared))
+        ):
             return
         if self._features.modern:  # a request that needs it is refused as a whole (JR-37)
-            raise MissingClientCapability(capability, message)
+            required: dict[str, Any] | None = {capability: {mode: {}}} if mode else None
+            raise MissingClientCapability(capability, message, required)
         raise InputUnavailable(message)
 
     async def _ask(self, kind: str, method: str, params: dict[str, Any], key: str | None) -> Any:

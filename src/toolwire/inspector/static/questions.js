@@ -165,13 +165,19 @@
   }
 
   /** URL mode: the server wants the user to visit a page (say, to sign in). The URL is shown
-   *  as selectable text, not a link: the inspector is for looking at what a server sends, and
-   *  a click here should never open a page the developer has not read first. */
+   *  as selectable text, not a link: nothing opens it but the "Open the page" button, there
+   *  only for an http(s) URL, in a new tab that cannot reach back to the inspector. */
   function urlBody(params, message) {
-    const url = h("code", { class: "question-url", testid: "question-url" }, text(params.url));
-    const note = h("div", "muted", "Visit this address yourself if you trust it; then accept, decline or cancel.");
+    const address = text(params.url);
+    const url = h("code", { class: "question-url", testid: "question-url" }, address);
+    const web = /^https?:\/\//i.test(address);
+    const open = web && h("button", {
+      type: "button", testid: "question-open",
+      onclick: () => window.open(address, "_blank", "noopener,noreferrer"),
+    }, "Open the page");
+    const note = h("div", "muted", "Read the address; open it if you trust it, then accept, decline or cancel.");
     const id = text(params.elicitationId) && h("div", "muted", `elicitation id ${params.elicitationId}`);
-    return { nodes: [message, h("div", "block", url), note, id], actions: ELICITATION_ACTIONS, answer: (action) => ({ action }) };
+    return { nodes: [message, h("div", "block", url, " ", open), note, id], actions: ELICITATION_ACTIONS, answer: (action) => ({ action }) };
   }
 
   /** The schema's defaults, so the form starts as the server suggests. */
