@@ -22,7 +22,7 @@ from toolwire.auth import ResourceServer, StaticTokens
 from toolwire.errors import ClientTimeout
 
 from http_server import serve_http
-from mcp_spec import WireChecker
+from mcp_spec import WireChecker, validate_definition
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(60)
@@ -119,6 +119,7 @@ async def test_a_task_is_created_polled_and_completed(where: str) -> None:
             assert (working["resultType"], working["status"]) == ("complete", "working")
             done = await poll(client, task_id, "completed")
             assert done["result"]["content"] == [{"type": "text", "text": "job done"}]
+            validate_definition(done["result"], "CallToolResult", MODERN)  # as inlined
             assert done["result"].get("isError", False) is False
             again = await client.request("tasks/cancel", {"taskId": task_id})
             assert {k: v for k, v in again.items() if k != "_meta"} == {"resultType": "complete"}
@@ -173,6 +174,51 @@ async def test_errors_input_and_cancellation(where: str) -> None:
                 with pytest.raises(ServerError) as missing:
                     await client.request(removed, {"taskId": long["taskId"]})
                 assert missing.value.code == -32601
+
+
+async def test_task_requests_without_mcp_name_are_served_over_http() -> None:
+    """SEP-2663 routes tasks/* by ``Mcp-Name: taskId`` but, unlike the core named methods,
+    does not make a missing header an error; clients on the Python SDK (FastMCP's tasks
+    client among them) send none. A different task id is still a header mismatch."""
+    import httpx
+
+    from wire import modern_meta
+
+    checker = WireChecker(MODERN, **TASK_OPTIONS)
+    meta = modern_meta(
+        **{"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}}
+    )
+    ids = iter(range(1, 100))
+
+    async def post(
+        http: httpx.AsyncClient, url: str, method: str, params: Any, **headers: str
+    ) -> httpx.Response:
+        message = {"jsonrpc": "2.0", "id": next(ids), "method": method}
+        message["params"] = {**params, "_meta": meta}
+        sent = {
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": MODERN,
+            "mcp-method": method,
+            **headers,
+        }
+        checker.client_sent(message)
+        answer = await http.post(url, json=message, headers=sent)
+        checker.server_sent(answer.content)
+        return answer
+
+    with serve_http(jobs_server()) as url:
+        async with httpx.AsyncClient(timeout=10) as http:
+            call = {"name": "slow", "arguments": {"seconds": 60}}
+            created = (await post(http, url, "tools/call", call, **{"mcp-name": "slow"})).json()
+            task_id = created["result"]["taskId"]
+            got = await post(http, url, "tasks/get", {"taskId": task_id})
+            assert got.status_code == 200 and got.json()["result"]["status"] == "working"
+            wrong = await post(http, url, "tasks/get", {"taskId": task_id}, **{"mcp-name": "x"})
+            assert wrong.status_code == 400 and wrong.json()["error"]["code"] == -32020
+            cancel = await post(http, url, "tasks/cancel", {"taskId": task_id})
+            assert cancel.status_code == 200 and cancel.json()["result"]["resultType"] == "complete"
+            refused = await post(http, url, "tools/call", call)  # core methods need Mcp-Name
+            assert refused.status_code == 400 and refused.json()["error"]["code"] == -32020
 
 
 @pytest.mark.parametrize("where", ["memory", "http"])

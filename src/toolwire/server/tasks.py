@@ -343,5 +343,9 @@ async def _run(server: Any, tool: Tool, task: Task, context: Context, arguments:
         return
     finally:
         context._finish()
-    task.result = shaping.call_result(result, context.request.features)
+    # the CallToolResult the call would have answered with (2026-07-28: with its resultType)
+    task.result = {
+        **shaping.call_result(result, context.request.features),
+        "resultType": "complete",
+    }
     task._move("completed")

@@ -24,6 +24,11 @@ from .http_guard import Rejection
 
 JSON = dict[str, Any]
 
+# The Tasks extension (SEP-2663) asks clients to route its methods by ``Mcp-Name: taskId``,
+# but unlike the core named methods it does not make a missing header an error: a request
+# without one is served (clients built on the Python SDK send none); a different id is not.
+NAME_MAY_BE_MISSING = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+
 BAD_REQUEST_CODES = {
     jsonrpc.PARSE_ERROR,
     jsonrpc.INVALID_REQUEST,
@@ -74,7 +79,12 @@ def check_mirrored_headers(
     if not _same_value(headers.get("mcp-method"), method):
         problems.append("Mcp-Method")
     named_by = NAMED_METHODS.get(method) if isinstance(method, str) else None
-    if named_by is not None and not _same_value(headers.get("mcp-name"), params.get(named_by)):
+    name = headers.get("mcp-name")
+    if (
+        named_by is not None
+        and not (name is None and method in NAME_MAY_BE_MISSING)
+        and not _same_value(name, params.get(named_by))
+    ):
         problems.append("Mcp-Name")
     if message.get("method") == "tools/call" and isinstance(params.get("name"), str):
         arguments = params.get("arguments")
