@@ -40,6 +40,12 @@ class Stats(BaseModel):
 
 
 SIGN_IN_URL = "https://id.example.com/authorize?session=42"
+EXTRA = ("forecast", "sign_in")  # the tools of URL elicitation and sampling with tools
+
+
+def weather(city: str) -> str:
+    """The weather in a city."""
+    return f"sunny in {city}"
 
 
 class Confirm(BaseModel):
@@ -81,6 +87,13 @@ def build(deleted: list[str]) -> Server:
             deleted.extend(paths)
             return f"Deleted {len(paths)} files"
         return f"Kept the files ({answer.action})"
+
+    @mcp.tool()
+    async def forecast(city: str, ctx: Context) -> str:
+        """Ask the client's model, offering it a weather tool."""
+        answer = await ctx.sample(f"Weather in {city}?", tools=[weather], tool_choice="required")
+        (call,) = answer.tool_calls
+        return f"{call['name']}({call['input']['city']})"
 
     @mcp.tool()
     async def sign_in(ctx: Context) -> str:
@@ -173,7 +186,7 @@ async def test_lists_and_calls_tools(url: str, mode: str) -> None:
         async with connect(url, mode, seen) as client:
             listing = await client.list_tools()
             tools = {tool.name: tool for tool in listing.tools}
-            assert set(tools) == {"add", "describe", "square_root", "count", "delete_files"}
+            assert set(tools) == {"add", "describe", "square_root", "count", "delete_files", *EXTRA}
             assert tools["add"].description == "Add two numbers together."
             assert tools["add"].input_schema["required"] == ["a", "b"]
             assert tools["add"].annotations is not None and tools["add"].annotations.read_only_hint
@@ -281,3 +294,27 @@ async def test_url_elicitation_reaches_the_sdk_callback(url: str, mode: str) -> 
     assert (question.mode, question.url) == ("url", SIGN_IN_URL)
     assert question.message == "Sign in to the billing service"
     assert (getattr(question, "elicitation_id", None) is not None) == (mode == "legacy")
+
+
+async def test_sampling_with_tools_reaches_the_sdk_callback(url: str, mode: str) -> None:
+    """The SDK declares sampling.tools; its callback sees the offered tool and answers with
+    a tool_use block, which the server's tool reads from ``result.tool_calls``."""
+    offered: list[Any] = []
+
+    async def on_sample(context: ClientRequestContext, params: Any) -> Any:
+        offered.append(params)
+        use = types.ToolUseContent(type="tool_use", id="u1", name="weather", input={"city": "Rome"})
+        return types.CreateMessageResultWithTools(
+            role="assistant", content=[use], model="test-model", stop_reason="toolUse"
+        )
+
+    capabilities = types.SamplingCapability(tools=types.SamplingToolsCapability())
+    with anyio.fail_after(TEST_TIMEOUT):
+        async with connect(
+            url, mode, sampling_callback=on_sample, sampling_capabilities=capabilities
+        ) as client:
+            result = await client.call_tool("forecast", {"city": "Rome"})
+            assert text(result) == "weather(Rome)"
+    (params,) = offered
+    assert [tool.name for tool in params.tools] == ["weather"]
+    assert params.tool_choice.mode == "required"

@@ -332,13 +332,28 @@ class Context:
         temperature: float | None = None,
         model_preferences: dict[str, Any] | None = None,
         stop_sequences: list[str] | None = None,
+        tools: list[Any] | None = None,
+        tool_choice: str | None = None,
         key: str | None = None,
     ) -> SamplingResult:
         """Ask the client's model: ``messages`` is a prompt string or a list of sampling
-        messages; ``key`` names the question (default ``sample-N``)."""
+        messages; ``key`` names the question (default ``sample-N``).
+
+        ``tools`` (functions, or tool definitions as dicts) are tools the model may call,
+        and ``tool_choice`` is ``"auto"``, ``"required"`` or ``"none"`` (since 2025-11-25,
+        for clients that declared ``sampling.tools``): ``result.tool_calls`` are the calls
+        the model asked for; run them and ask again with their results.
+        """
         self._require(
             "sampling", "2024-11-05", "The client offers no model to ask (no sampling support)"
         )
+        if tools is not None or tool_choice is not None:
+            self._require(
+                "sampling",
+                "2025-11-25",
+                "The client's model cannot use tools (no sampling.tools support)",
+                mode="tools",
+            )
         params = sampling_params(
             messages,
             max_tokens=max_tokens,
@@ -346,6 +361,8 @@ class Context:
             temperature=temperature,
             model_preferences=model_preferences,
             stop_sequences=stop_sequences,
+            tools=tools,
+            tool_choice=tool_choice,
         )
         answer = await self._ask("sample", "sampling/createMessage", params, key)
         return self._understood(sampling_result, answer)

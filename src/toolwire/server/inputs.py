@@ -144,15 +144,25 @@ def roots_result(answer: Any) -> list[Root]:
 class SamplingResult:
     """What the client's model answered to ``ctx.sample``."""
 
-    content: JSON
+    content: JSON | list[JSON]
     model: str | None = None
     stop_reason: str | None = None
     role: str = "assistant"
     raw: JSON = field(default_factory=dict)
 
     @property
+    def blocks(self) -> list[JSON]:
+        """The content as a list of blocks (a model that used tools answers with several)."""
+        return self.content if isinstance(self.content, list) else [self.content]
+
+    @property
     def text(self) -> str:
-        return str(self.content.get("text", "")) if self.content.get("type") == "text" else ""
+        return "".join(str(b.get("text", "")) for b in self.blocks if b.get("type") == "text")
+
+    @property
+    def tool_calls(self) -> list[JSON]:
+        """The ``tool_use`` blocks: each has ``id``, ``name`` and ``input``."""
+        return [block for block in self.blocks if block.get("type") == "tool_use"]
 
 
 def requested_schema(schema: Any) -> tuple[JSON, Any]:
@@ -199,7 +209,9 @@ def elicitation_result(answer: Any, model: Any) -> ElicitationResult:
 
 
 def sampling_result(answer: Any) -> SamplingResult:
-    if not isinstance(answer, dict) or not isinstance(answer.get("content"), dict):
+    content = answer.get("content") if isinstance(answer, dict) else None
+    blocks = content if isinstance(content, list) else [content]
+    if not blocks or not all(isinstance(block, dict) for block in blocks):
         raise ToolError("The client's sampling answer was not understood")
     return SamplingResult(
         content=answer["content"],
@@ -218,7 +230,11 @@ def sampling_params(
     temperature: float | None,
     model_preferences: JSON | None,
     stop_sequences: list[str] | None,
+    tools: list[Any] | None = None,
+    tool_choice: str | None = None,
 ) -> JSON:
+    if tool_choice not in (None, "auto", "required", "none"):
+        raise ValueError(f'tool_choice is "auto", "required" or "none", not {tool_choice!r}')
     if isinstance(messages, str):
         messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
     params: JSON = {
@@ -236,7 +252,21 @@ def sampling_params(
     ):
         if value is not None:
             params[key] = value
+    if tools is not None:
+        params["tools"] = [tool if isinstance(tool, dict) else _definition(tool) for tool in tools]
+    if tool_choice is not None:
+        params["toolChoice"] = {"mode": tool_choice}
     return params
+
+
+def _definition(fn: Any) -> JSON:
+    """A function as the model sees a tool: name, description and input schema."""
+    from ..tools import Tool
+
+    definition = Tool(fn).definition
+    return {
+        key: definition[key] for key in ("name", "description", "inputSchema") if key in definition
+    }
 
 
 class StateSigner:
