@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ClientError, ClientTimeout, RPCError, ServerError
@@ -58,15 +59,38 @@ class ToolTask:
             await self._client.request("tasks/cancel", {"taskId": self.id})
 
 
-async def wait_for_task(client: Any, created: JSON, timeout: float | None) -> JSON:
-    """The result of the task ``created`` (a ``resultType: "task"`` answer) once it ends."""
+async def wait_for_task(
+    client: Any,
+    created: JSON,
+    timeout: float | None,
+    on_state: Callable[[JSON], Any] | None = None,
+) -> JSON:
+    """The result of the task ``created`` (a ``resultType: "task"`` answer) once it ends;
+    ``on_state`` sees each state polled. Cancelling the wait cancels the task."""
     task_id = created.get("taskId")
     if not isinstance(task_id, str):
         raise ClientError("The server answered with a task that has no taskId")
+    try:
+        return await _follow(client, task_id, created, timeout, on_state)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):  # bounded: the client's own request timeout
+            await asyncio.shield(_cancel(client, task_id))
+        raise
+
+
+async def _follow(
+    client: Any,
+    task_id: str,
+    created: JSON,
+    timeout: float | None,
+    on_state: Callable[[JSON], Any] | None,
+) -> JSON:
     deadline = None if timeout is None else time.monotonic() + timeout
     answered: set[str] = set()
     state = created
     while True:
+        if on_state is not None:
+            on_state(state)
         status = state.get("status")
         if status == "completed":
             result = state.get("result")

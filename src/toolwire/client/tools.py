@@ -122,7 +122,10 @@ class ClientTools:
         *,
         timeout: float | None = None,
         progress: ProgressHandler | None = None,
+        task_status: Callable[[JSON], Any] | None = None,
     ) -> CallResult:
+        """Call a tool and return its result; a tool the server runs as a task (with the
+        Tasks extension declared) is waited for, and ``task_status`` sees each state polled."""
         params: JSON = {"name": name, "arguments": arguments or {}}
         token = None
         if progress is not None:
@@ -137,7 +140,7 @@ class ClientTools:
         if result.get("resultType") == "task":  # the client declared Tasks (.tasks)
             from .tasks import wait_for_task
 
-            result = await wait_for_task(self, result, timeout)
+            result = await wait_for_task(self, result, timeout, task_status)
         return await self._call_result(name, result)
 
     async def start_tool(

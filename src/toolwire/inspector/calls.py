@@ -44,6 +44,7 @@ class Call:
     logs: list[JSON] = field(default_factory=list)
     traffic: list[JSON] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
+    server_task: JSON | None = None  # the server runs the call as a task: its last state
     cancel_reason: str = "Cancelled from the inspector"
     _started: float = field(default_factory=time.perf_counter)
 
@@ -62,6 +63,7 @@ class Call:
             "startedAt": self.started_at,
             "durationMs": self.duration_ms,
             "progress": self.progress,
+            "serverTask": self.server_task,
             "result": self.result,
             "failure": self.failure,
             "logs": self.logs,

@@ -23,6 +23,7 @@ import orjson
 
 from ..client import Client
 from ..client.oauth import OAuth
+from ..client.tasks import TASKS
 from ..errors import ClientError, Unauthorized
 from .calls import Call, Exchange, Traffic, now_ms, params_of, sending_for
 from .questions import Questions
@@ -139,6 +140,7 @@ class InspectedServer:
                 protocol_version=self.protocol_version,
                 client_info={"name": "toolwire-inspector", "version": _version()},
                 capabilities={"elicitation": {"form": {}, "url": {}}},  # the page asks either
+                extensions={TASKS: {}},  # a task tool runs as a task, followed on the page
                 timeout=START_TIMEOUT if self.sign_in is None else SIGN_IN_TIMEOUT,
                 stderr=pipe[1] if pipe else None,
                 tap=lambda direction, data: self._tap(generation, direction, data),
@@ -323,9 +325,19 @@ class InspectedServer:
             call.progress = {"progress": value, "total": total, "message": message}
             self._changed(call)
 
+        def task_status(state: JSON) -> None:
+            shown = {key: state.get(key) for key in ("taskId", "status", "statusMessage")}
+            if shown != call.server_task:
+                call.server_task = shown
+                self._changed(call)
+
         try:
             result = await client.call_tool(
-                call.tool, call.arguments, timeout=CALL_TIMEOUT, progress=progress
+                call.tool,
+                call.arguments,
+                timeout=CALL_TIMEOUT,
+                progress=progress,
+                task_status=task_status,
             )
         except asyncio.CancelledError:
             call.finish("cancelled", failure=call.cancel_reason)

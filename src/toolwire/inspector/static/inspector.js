@@ -780,9 +780,21 @@
       cancel,
     );
     const logs = running || (call.logs && call.logs.length) ? callLogs(call) : null;
-    const body = running ? [progressView(call.progress), logs] : [logs, resultView(call)];
+    const task = isObject(call.serverTask) ? taskView(call.serverTask) : null;
+    const body = running ? [task, progressView(call.progress), logs] : [task, logs, resultView(call)];
     const attributes = { class: "call", testid: live ? "active-call" : "history-call", "data-call-id": call.id };
     return h("div", attributes, head, body);
+  }
+
+  /** A call the server runs as a task (Tasks extension): its id, status and message, as
+   *  the inspector last polled them. */
+  function taskView(task) {
+    return h(
+      "div",
+      { class: "task-state muted", testid: "task-state", "data-status": task.status || "" },
+      `task ${task.taskId || "?"}: ${task.status || "?"}`,
+      task.statusMessage ? ` – ${task.statusMessage}` : "",
+    );
   }
 
   function progressView(progress) {
