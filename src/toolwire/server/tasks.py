@@ -239,29 +239,26 @@ def serve_tasks(server: Any) -> None:
     registry = server.tasks = TaskRegistry(server)
     extension = Extension(TASKS, revisions=[MODERN])
 
+    # Sync where the task runs here (the common case: no coroutine, no extra task), a
+    # coroutine where the shared store must be asked.
     @extension.method("tasks/get", client_required=True)
-    async def get(params: JSON, ctx: Context) -> JSON:
+    def get(params: JSON, ctx: Context) -> Any:
         task_id = _task_id(params)
         task = registry.local(task_id, ctx.request)
-        return (
-            task.state() if task is not None else await registry.shared_state(task_id, ctx.request)
-        )
+        return task.state() if task is not None else registry.shared_state(task_id, ctx.request)
 
     @extension.method("tasks/update", client_required=True)
-    async def update(params: JSON, ctx: Context) -> JSON:
-        task_id = _task_id(params)
+    def update(params: JSON, ctx: Context) -> Any:
         responses = params.get("inputResponses", {})
         if not isinstance(responses, dict):
             raise RPCError(
                 jsonrpc.INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object'
             )
-        await _reach(registry, task_id, ctx.request, {"answers": responses})
-        return {}
+        return _reach(registry, _task_id(params), ctx.request, {"answers": responses})
 
     @extension.method("tasks/cancel", client_required=True)
-    async def cancel(params: JSON, ctx: Context) -> JSON:
-        await _reach(registry, _task_id(params), ctx.request, {"cancel": True})
-        return {}
+    def cancel(params: JSON, ctx: Context) -> Any:
+        return _reach(registry, _task_id(params), ctx.request, {"cancel": True})
 
     server.add_extension(extension)
 
@@ -273,15 +270,22 @@ def _task_id(params: JSON) -> str:
     return task_id
 
 
-async def _reach(registry: TaskRegistry, task_id: str, request: Request, event: JSON) -> None:
-    """Answer or cancel the task: here if this process runs it, else through the store."""
-    task = registry.local(task_id, request)
-    if task is not None:
+def _reach(registry: TaskRegistry, task_id: str, request: Request, event: JSON) -> Any:
+    """Answer or cancel the task: here if this process runs it (``{}`` at once), else
+    through the store (a coroutine of ``{}``)."""
+    if registry.local(task_id, request) is not None:
         registry.received({"task": task_id, **event})
-        return
+        return {}
+    return _reach_shared(registry, task_id, request, event)
+
+
+async def _reach_shared(
+    registry: TaskRegistry, task_id: str, request: Request, event: JSON
+) -> JSON:
     state = await registry.shared_state(task_id, request)  # -32602 if there is none
     if state.get("status") not in TERMINAL:
         await registry.store.publish_change({"task": task_id, **event})
+    return {}
 
 
 def start_task(
@@ -315,15 +319,20 @@ async def _when_saved(registry: TaskRegistry, task: Task, created: JSON) -> JSON
 async def _run(server: Any, tool: Tool, task: Task, context: Context, arguments: JSON) -> None:
     _current.set(context)
     runner = server.runner
+    # A sync tool that never blocks runs right here, as an ordinary call of it would.
+    inline = tool.inline and (tool.never_blocks or server.tool_timeout is None)
     try:
-        result = await tool.run(
-            arguments,
-            context,
-            lambda fn, kwargs: runner.run(fn, kwargs),
-            mask_errors=server.mask_errors,
-            timeout=server.tool_timeout,
-            on_timeout=context._cancel,
-        )
+        if inline:
+            result = tool.run_inline(arguments, context, mask_errors=server.mask_errors)
+        else:
+            result = await tool.run(
+                arguments,
+                context,
+                lambda fn, kwargs: runner.run(fn, kwargs),
+                mask_errors=server.mask_errors,
+                timeout=server.tool_timeout,
+                on_timeout=context._cancel,
+            )
     except asyncio.CancelledError:
         context._cancel()
         task._move("cancelled", "The task was cancelled")
