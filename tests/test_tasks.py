@@ -395,3 +395,30 @@ async def test_the_bulk_import_example_over_stdio() -> None:
         assert 5 <= imported < 200  # stopped between two records
         second = await client.call_tool("import_records", {"count": 3, "batch": "again"})
         assert second.text == "Imported 3 records (again)" and len(answers) == 1
+
+
+async def test_the_registry_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_TASKS the oldest tasks that ended are forgotten, a tenth at a time; tasks
+    still running are kept; an expired task is gone."""
+    from toolwire.server import tasks
+
+    monkeypatch.setattr(tasks, "MAX_TASKS", 20)
+    server = jobs_server()
+    async with task_client(server) as client:
+        running = await client.request("tools/call", {"name": "slow", "arguments": {"seconds": 60}})
+        first = await client.request("tools/call", {"name": "slow", "arguments": {"seconds": 0}})
+        await poll(client, first["taskId"], "completed")
+        for _ in range(25):
+            created = await client.request(
+                "tools/call", {"name": "slow", "arguments": {"seconds": 0}}
+            )
+            await poll(client, created["taskId"], "completed")
+        assert len(server.tasks._tasks) <= 20
+        with pytest.raises(ServerError):  # the oldest that ended went first
+            await client.request("tasks/get", {"taskId": first["taskId"]})
+        assert (await client.request("tasks/get", {"taskId": running["taskId"]}))[
+            "status"
+        ] == "working"
+        server.tasks._tasks[running["taskId"]].expires = 0  # its TTL passed
+        with pytest.raises(ServerError):
+            await client.request("tasks/get", {"taskId": running["taskId"]})

@@ -44,6 +44,7 @@ TASKS = "io.modelcontextprotocol/tasks"
 MODERN = "2026-07-28"
 TTL_MS = 3_600_000  # how long a task can be polled, from its creation
 POLL_INTERVAL_MS = 500
+MAX_TASKS = 10_000  # kept in memory at most; the oldest that ended go first
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
@@ -161,6 +162,10 @@ class TaskRegistry:
 
     def create(self, owner: str | None) -> Task:
         self._forget_expired()
+        if len(self._tasks) >= MAX_TASKS:  # the oldest tenth of those that ended go at once
+            ended = [task.id for task in self._tasks.values() if task.status in TERMINAL]
+            for task_id in ended[: len(self._tasks) - MAX_TASKS + MAX_TASKS // 10]:
+                del self._tasks[task_id]
         task = Task(owner, self.ttl_ms)
         task.changed = self._changed
         self._tasks[task.id] = task
@@ -225,10 +230,15 @@ class TaskRegistry:
             await task.writer
 
     def _forget_expired(self) -> None:
+        """Forget the tasks whose TTL passed: the oldest first, as every task has the same
+        TTL (so this is cheap however many tasks there are)."""
         now = time.monotonic()
-        for task in [task for task in self._tasks.values() if task.expires <= now]:
-            del self._tasks[task.id]
-            task.cancel()
+        while self._tasks:
+            oldest = next(iter(self._tasks.values()))
+            if oldest.expires > now:
+                break
+            del self._tasks[oldest.id]
+            oldest.cancel()
 
 
 # ---------------------------------------------------------------------------- the extension
