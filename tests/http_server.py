@@ -8,7 +8,9 @@ for the server to come up.
 from __future__ import annotations
 
 import contextlib
+import runpy
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -41,3 +43,14 @@ def serve_http(server: Any, path: str = "/mcp", **app_options: Any) -> Iterator[
         runner.should_exit = True
         thread.join(10)
         sock.close()
+
+
+@contextlib.contextmanager
+def example_over(script: Any, transport: str) -> Iterator[Any]:
+    """A server file's target: its stdio command (``transport="stdio"``), or the URL of its
+    ``mcp`` object on a fresh uvicorn (``"http"``)."""
+    if transport == "stdio":
+        yield [sys.executable, str(script)]
+        return
+    with serve_http(runpy.run_path(str(script))["mcp"]) as url:
+        yield url

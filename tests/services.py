@@ -217,7 +217,7 @@ class Worker:
 
 
 @contextlib.contextmanager
-def start_worker(script: str | Path, *args: str) -> Iterator[Worker]:
+def start_worker(script: str | Path, *args: str, python: str = sys.executable) -> Iterator[Worker]:
     """Run ``python script --fd N *args`` where N is a listening loopback socket.
 
     The script serves on that socket (``uvicorn.run(app, fd=N, ...)``); the port accepts
@@ -229,7 +229,7 @@ def start_worker(script: str | Path, *args: str) -> Iterator[Worker]:
     fd = sock.fileno()
     try:
         process = subprocess.Popen(
-            [sys.executable, str(script), "--fd", str(fd), *args],
+            [python, str(script), "--fd", str(fd), *args],
             pass_fds=[fd],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -7,16 +7,14 @@ and on 2026-07-28, with every message checked against the revision's schema."""
 from __future__ import annotations
 
 import contextlib
-import runpy
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from toolwire import Client, Context, Extension, RegistrationError, Server, ServerError
 
-from http_server import serve_http
+from http_server import example_over
 from wire import EXAMPLES, checked_client
 
 pytestmark = pytest.mark.timeout(60)
@@ -25,16 +23,6 @@ LEGACY, MODERN = "2025-11-25", "2026-07-28"
 ID = "com.example/counters"
 COUNTER_METHODS = ["counters/increment", "counters/list", "notifications/counters/reset"]
 EXAMPLE = EXAMPLES / "counters_extension.py"
-
-
-@contextlib.contextmanager
-def example_over(transport: str) -> Iterator[Any]:
-    """The example's target: its stdio command, or its URL on a fresh uvicorn."""
-    if transport == "stdio":
-        yield [sys.executable, str(EXAMPLE)]
-        return
-    with serve_http(runpy.run_path(str(EXAMPLE))["mcp"]) as url:
-        yield url
 
 
 @contextlib.asynccontextmanager
@@ -52,7 +40,7 @@ async def counters_client(target: Any, revision: str, **options: Any) -> AsyncIt
 @pytest.mark.parametrize("revision", [LEGACY, MODERN])
 async def test_a_declaring_client_uses_the_extension(transport: str, revision: str) -> None:
     declared = {ID: {}}
-    with example_over(transport) as target:
+    with example_over(EXAMPLE, transport) as target:
         async with counters_client(target, revision, extensions=declared) as client:
             assert client.server_extensions == {ID: {"maxCounters": 100}}
             first = await client.request("counters/increment", {"name": "visits"})
@@ -75,7 +63,7 @@ async def test_a_declaring_client_uses_the_extension(transport: str, revision: s
 async def test_a_client_without_the_extension_is_told_what_to_declare(
     transport: str, revision: str
 ) -> None:
-    with example_over(transport) as target:
+    with example_over(EXAMPLE, transport) as target:
         async with counters_client(target, revision) as client:
             with pytest.raises(ServerError) as refused:
                 await client.request("counters/increment", {"name": "visits"})

@@ -9,9 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import runpy
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ from toolwire import Client, Context, Extension, RegistrationError, Server, Serv
 from toolwire.client import SkillMismatch
 from toolwire.skillmd import frontmatter
 
-from http_server import serve_http
+from http_server import example_over
 from mcp_spec import WireChecker
 from wire import EXAMPLES, checked_client
 
@@ -34,22 +32,13 @@ EXAMPLE = EXAMPLES / "skills_server.py"
 NOTES = "skill://release-notes/SKILL.md"
 
 
-@contextlib.contextmanager
-def example_over(transport: str) -> Iterator[Any]:
-    if transport == "stdio":
-        yield [sys.executable, str(EXAMPLE)]
-        return
-    with serve_http(runpy.run_path(str(EXAMPLE))["mcp"]) as url:
-        yield url
-
-
 # ---------------------------------------------------------------------------- serving
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("revision", [LEGACY, MODERN])
 async def test_skills_are_listed_loaded_and_checked(transport: str, revision: str) -> None:
-    with example_over(transport) as target:
+    with example_over(EXAMPLE, transport) as target:
         async with checked_client(target, revision, extension_methods=SKILL_METHODS) as client:
             assert client.server_extensions == {SKILLS: {"directoryRead": True}}
             assert "resources" in client.server_capabilities

@@ -21,11 +21,8 @@ The add-on is installed from PyPI into ``.venv/fastmcp-tasks`` on first use
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +35,7 @@ from toolwire import Client, ClientError
 
 from http_server import serve_http
 from mcp_spec import WireChecker, validate_definition
-from services import _Lines, _stop, listening_socket, start_redis
+from services import start_redis, start_worker
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -149,34 +146,6 @@ async def test_fastmcp_tasks_client_drives_toolwire_tasks(python: str) -> None:
     assert tap.server_messages >= 10
 
 
-@contextlib.contextmanager
-def fastmcp_server(python: str, redis_url: str) -> Iterator[str]:
-    """``fastmcp_tasks_server.py`` on a listening loopback socket it inherits (so requests
-    wait in the backlog while it starts); yields its URL, stops it afterwards."""
-    sock = listening_socket()
-    port = int(sock.getsockname()[1])
-    fd = sock.fileno()
-    script = HERE / "fastmcp_tasks_server.py"
-    try:
-        process = subprocess.Popen(
-            [python, str(script), "--fd", str(fd), "--redis", redis_url],
-            pass_fds=[fd],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-    finally:
-        sock.close()  # the child holds its own copy
-    assert process.stdout is not None
-    output = _Lines(process.stdout, "fastmcp server")
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        _stop(process)
-        output.join()
-        print(output.text())  # pytest shows it when the test failed
-
-
 async def test_toolwire_client_drives_fastmcp_tasks(python: str) -> None:
     checker = WireChecker(MODERN, **TASK_OPTIONS)
     problems: list[str] = []
@@ -202,9 +171,10 @@ async def test_toolwire_client_drives_fastmcp_tasks(python: str) -> None:
         questions.append(params)
         return {"action": "accept", "content": {"confirm": True}}
 
-    with start_redis() as redis_url, fastmcp_server(python, redis_url) as url:
+    script = HERE / "fastmcp_tasks_server.py"
+    with start_redis() as redis, start_worker(script, "--redis", redis, python=python) as worker:
         async with Client(
-            url,
+            worker.url,
             protocol_version=MODERN,
             extensions={TASKS: {}},
             elicitation_handler=confirm,
