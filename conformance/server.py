@@ -546,6 +546,15 @@ async def multi_input(ctx: Context) -> str:
     return f"Received {first.data.name} and {second.data.name}"
 
 
+@mcp.tool(task="optional", questions_first=True)
+async def test_tool_with_task(ctx: Context) -> str:
+    """Asks the user's name first (an input_required round), then runs as a task"""
+    answer = await ctx.elicit("What is your name?", Name, key="user_name")
+    await ctx.start_task()
+    await asyncio.sleep(0.2)
+    return f"Hello, {answer.data.name}!" if answer.action == "accept" else "Hello, stranger!"
+
+
 # --- Agent Skills (sep-2640-skills-*, default leg) ------------------------------------------
 
 mcp.add_skills(Path(__file__).parent / "skills")

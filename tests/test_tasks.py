@@ -422,3 +422,48 @@ async def test_the_registry_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> No
         server.tasks._tasks[running["taskId"]].expires = 0  # its TTL passed
         with pytest.raises(ServerError):
             await client.request("tasks/get", {"taskId": running["taskId"]})
+
+
+def asking_server() -> Server:
+    mcp = Server("Deploys")
+
+    @mcp.tool(task="optional", questions_first=True)
+    async def deploy(env: str, ctx: Context) -> str:
+        """Asks first (input_required rounds), then runs as a task."""
+        answer = await ctx.elicit(f"Deploy to {env}?", Confirm, key="go")
+        if answer.action != "accept" or not answer.data.confirm:
+            return "not deployed"
+        await ctx.start_task()
+        await asyncio.sleep(0.1)
+        ctx.report_progress(1, 2, "halfway")
+        await asyncio.sleep(0.1)
+        return f"deployed to {env}"
+
+    return mcp
+
+
+@pytest.mark.parametrize("where", ["memory", "http"])
+async def test_questions_first_then_a_task(where: str) -> None:
+    def yes(params: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "accept", "content": {"confirm": True}}
+
+    def no(params: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "accept", "content": {"confirm": False}}
+
+    with served(where, asking_server()) as target:
+        async with recording_client(target, elicitation_handler=yes) as (client, sent):
+            sent.clear()
+            result = await client.call_tool("deploy", {"env": "prod"})
+            assert result.text == "deployed to prod"
+            # round 1 asks, round 2 (with the answer) becomes the task, which is polled
+            assert sent[:2] == ["tools/call", "tools/call"] and set(sent[2:]) == {"tasks/get"}
+            job = await client.start_tool("deploy", {"env": "staging"})
+            assert job.id is not None  # the rounds were answered on the way
+            await job.cancel()
+            assert (await poll(client, job.id, "cancelled"))["status"] == "cancelled"
+        async with recording_client(target, elicitation_handler=no) as (client, sent):
+            sent.clear()
+            assert (await client.call_tool("deploy", {"env": "prod"})).text == "not deployed"
+            assert "tasks/get" not in sent  # it never became a task
+        async with checked_client(target, MODERN, elicitation_handler=yes) as plain:
+            assert (await plain.call_tool("deploy", {"env": "dev"})).text == "deployed to dev"

@@ -121,6 +121,7 @@ class Tool:
         strip_control_sequences: bool = False,
         unknown_arguments: Literal["reject", "ignore"] = "reject",
         task: Literal["optional", "required"] | None = None,
+        questions_first: bool = False,
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
@@ -192,6 +193,9 @@ class Tool:
                 f'Tool {self.name!r}: task= is "optional", "required" or None, not {task!r}'
             )
         self.task = task
+        # The task starts where the tool calls ctx.start_task(); its questions before that
+        # are input_required rounds of the call (SEP-2663 with SEP-2322).
+        self.questions_first = questions_first and task is not None
 
     def _definition(self) -> JSON:
         """The tool as the newest revision describes it; shaping cuts it down per revision."""

@@ -323,6 +323,17 @@ class Context:
         answer = await self._ask("elicit", "elicitation/create", params, key)
         return self._understood(elicitation_result, answer, None)
 
+    async def start_task(self) -> None:
+        """From here on, run this call as a task (a tool registered with ``task=...,
+        questions_first=True``): the client is answered with the task now, and polls it
+        while the tool goes on; questions asked before this were input_required rounds of
+        the call. For a client that did not declare Tasks the call simply goes on."""
+        tasks = getattr(self._connection.server, "tasks", None)
+        starter = tasks.starters.get(self.request) if tasks is not None else None
+        if starter is not None and self._task is None:
+            starter(self)
+            await asyncio.sleep(0)  # the answer with the task goes out before the tool goes on
+
     async def sample(
         self,
         messages: Any,

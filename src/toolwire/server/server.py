@@ -145,6 +145,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         strip_control_sequences: bool = ...,
         unknown_arguments: Literal["reject", "ignore"] = ...,
         task: Literal["optional", "required"] | None = None,
+        questions_first: bool = False,
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
@@ -285,10 +286,16 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         raise unknown_tool(name, [t.name for t in self.visible_tools(request)])
 
     def invoke_tool(
-        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+        self,
+        connection: ServerConnection,
+        request: Request,
+        name: str,
+        arguments: JSON,
+        *,
+        as_task: bool = True,
     ) -> Any:
         tool = self._find(name, request)
-        if tool.task is not None and request.features.modern:
+        if as_task and tool.task is not None and request.features.modern:
             from .tasks import start_task
 
             created = start_task(self, tool, connection, request, arguments)

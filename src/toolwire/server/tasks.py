@@ -20,6 +20,7 @@ this process, for ``ttl_ms`` from their creation.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import secrets
 import time
@@ -155,6 +156,8 @@ class TaskRegistry:
         self.server = server
         self.ttl_ms = ttl_ms
         self._tasks: dict[str, Task] = {}
+        # Calls of questions_first tools, until their tool calls ctx.start_task().
+        self.starters: dict[Request, Callable[[Context], Task]] = {}
 
     @property
     def store(self) -> Any:
@@ -311,6 +314,8 @@ def start_task(
             )
         return None
     registry: TaskRegistry = server.tasks
+    if tool.questions_first:
+        return _questions_first(server, tool, connection, request, arguments)
     task = registry.create(request.caller)
     created = {"resultType": "task", **task.state()}
     context = Context(connection, request)
@@ -319,6 +324,65 @@ def start_task(
     if registry.store is None:
         return created
     return _when_saved(registry, task, created)
+
+
+async def _questions_first(
+    server: Any, tool: Tool, connection: ServerConnection, request: Request, arguments: JSON
+) -> JSON:
+    """The call runs as an ordinary one (its questions are input_required rounds) until the
+    tool calls ``ctx.start_task()``: the client is then answered with the task, and the run
+    goes on as the task's."""
+    registry: TaskRegistry = server.tasks
+    begun: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
+
+    def start(context: Context) -> Task:
+        task = registry.create(request.caller)
+        context._task = task
+        task.run = run
+        begun.set_result({"resultType": "task", **task.state()})
+        return task
+
+    registry.starters[request] = start
+    outcome = server.invoke_tool(connection, request, tool.name, arguments, as_task=False)
+    run = asyncio.ensure_future(outcome if inspect.isawaitable(outcome) else _value(outcome))
+    try:
+        await asyncio.wait({run, begun}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        if not begun.done():
+            run.cancel()
+        raise
+    finally:
+        registry.starters.pop(request, None)
+    if not begun.done():
+        answered: JSON = run.result()  # an ordinary result, or an input_required round
+        return answered
+    task = registry._tasks[begun.result()["taskId"]]
+    run.add_done_callback(lambda done: _settle(task, done))
+    if registry.store is not None:
+        await registry.saved(task)
+    return begun.result()
+
+
+async def _value(result: Any) -> Any:
+    return result
+
+
+def _settle(task: Task, run: asyncio.Future[Any]) -> None:
+    """The run of a task started by the tool ended: its result or error is the task's."""
+    if run.cancelled():
+        task._move("cancelled", "The task was cancelled")
+    elif isinstance(run.exception(), RPCError):
+        error = run.exception()
+        assert isinstance(error, RPCError)
+        task.error = error.to_error()
+        task._move("failed", error.message)
+    elif run.exception() is not None:
+        logger.error("The task %s failed", task.id, exc_info=run.exception())
+        task.error = RPCError(jsonrpc.INTERNAL_ERROR, "Internal error").to_error()
+        task._move("failed", "Internal error")
+    else:
+        task.result = {**run.result(), "resultType": "complete"}
+        task._move("completed")
 
 
 async def _when_saved(registry: TaskRegistry, task: Task, created: JSON) -> JSON:
