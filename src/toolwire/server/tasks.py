@@ -12,9 +12,13 @@ protocol failure, or ``cancelled`` after ``tasks/cancel``. A question the tool a
 with the question under ``inputRequests``; ``tasks/update`` brings the answers and the tool
 goes on from where it waited.
 
+With ``questions_first=True`` the call runs as an ordinary one until the tool calls
+``ctx.start_task()``: its questions before that are ``input_required`` rounds of the call.
+
 A task id is random (it is all a caller needs to reach the task) and, when the server
-authenticates its callers, bound to the caller: another one gets "not found". Tasks live in
-this process, for ``ttl_ms`` from their creation.
+authenticates its callers, bound to the caller: another one gets "not found". A task runs
+in the process that created it and can be polled for ``ttl_ms`` from its creation; with a
+store shared by several workers (:class:`TaskRegistry`) any of them serves it.
 """
 
 from __future__ import annotations
