@@ -30,7 +30,7 @@ pytestmark = pytest.mark.timeout(60)
 TASKS = "io.modelcontextprotocol/tasks"
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 TASK_OPTIONS = {
-    "extension_methods": ["tasks/get", "tasks/update", "tasks/cancel"],
+    "extension_methods": ["tasks/get", "tasks/update", "tasks/cancel", "notifications/tasks"],
     "extension_result_types": ["task"],
 }
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
@@ -467,3 +467,45 @@ async def test_questions_first_then_a_task(where: str) -> None:
             assert "tasks/get" not in sent  # it never became a task
         async with checked_client(target, MODERN, elicitation_handler=yes) as plain:
             assert (await plain.call_tool("deploy", {"env": "dev"})).text == "deployed to dev"
+
+
+@pytest.mark.parametrize("where", ["memory", "http"])
+async def test_a_listen_stream_hears_the_tasks_it_asked_for(where: str) -> None:
+    """notifications/tasks: each change of a followed task, with the state tasks/get would
+    give, on the listen stream that asked; other tasks and unknown ids are not followed."""
+    with served(where, jobs_server()) as target:
+        async with task_client(target) as client:
+            followed = await client.request(
+                "tools/call", {"name": "slow", "arguments": {"seconds": 0.2, "label": "a"}}
+            )
+            other = await client.request(
+                "tools/call", {"name": "slow", "arguments": {"seconds": 0.2, "label": "b"}}
+            )
+            subscription = await client.listen(
+                tools_list_changed=False, task_ids=[followed["taskId"], "no-such-task"]
+            )
+            acknowledged = next(
+                n
+                for n in client.notifications
+                if n["method"] == "notifications/subscriptions/acknowledged"
+            )
+            assert acknowledged["params"]["notifications"] == {"taskIds": [followed["taskId"]]}
+            await poll(client, other["taskId"], "completed")
+            await poll(client, followed["taskId"], "completed")
+            heard: list[dict[str, Any]] = []
+            while not any(n["status"] == "completed" for n in heard):  # bounded by the timeout
+                heard = [
+                    n["params"]
+                    for n in client.notifications
+                    if n["method"] == "notifications/tasks"
+                ]
+                await asyncio.sleep(0.02)
+            assert {n["taskId"] for n in heard} == {followed["taskId"]}
+            assert heard[-1]["result"]["content"][0]["text"] == "a done"
+            assert all(
+                n["_meta"]["io.modelcontextprotocol/subscriptionId"] == subscription for n in heard
+            )
+            await client.stop_listening(subscription)
+        async with checked_client(target, MODERN, **TASK_OPTIONS) as undeclared:
+            with pytest.raises(ClientError):
+                await undeclared.listen(task_ids=["any"])

@@ -517,11 +517,13 @@ class Client(
         resources_list_changed: bool = False,
         prompts_list_changed: bool = False,
         resource_subscriptions: Iterable[str] = (),
+        task_ids: Iterable[str] = (),
     ) -> str | int:
         """Open a 2026-07-28 ``subscriptions/listen`` stream; notifications on it arrive in
         :attr:`notifications` (resource and prompt ones also go to :attr:`change_handler`).
         ``resource_subscriptions`` lists URIs whose ``notifications/resources/updated`` to
-        receive. Returns the subscription id once the server acknowledged it;
+        receive; ``task_ids``, tasks whose ``notifications/tasks`` to receive (Tasks
+        extension). Returns the subscription id once the server acknowledged it;
         :meth:`stop_listening` ends the stream."""
         if not self.modern:
             raise ClientError("subscriptions/listen needs protocol version 2026-07-28")
@@ -535,6 +537,9 @@ class Client(
             wanted["resourcesListChanged"] = True
         if prompts_list_changed:
             wanted["promptsListChanged"] = True
+        tasks = list(task_ids)
+        if tasks:  # SEP-2663: notifications/tasks with each task's state as it changes
+            wanted["taskIds"] = tasks
         uris = list(resource_subscriptions)
         if uris:
             wanted["resourceSubscriptions"] = uris
@@ -542,14 +547,17 @@ class Client(
         await self._send_within(
             jsonrpc.request_bytes(mid, "subscriptions/listen", params), "subscriptions/listen"
         )
-        try:
-            await asyncio.wait_for(acknowledged, self.timeout)
-        except asyncio.TimeoutError:
-            self._acknowledgements.pop(mid, None)
-            raise ClientTimeout(
-                f"subscriptions/listen was not acknowledged within {self.timeout:g} s"
-            ) from None
-        return mid
+        # Acknowledged, or answered at once (refused: an error; nothing to listen to).
+        await asyncio.wait(
+            {acknowledged, ended}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if acknowledged.done():
+            return mid
+        self._acknowledgements.pop(mid, None)
+        if ended.done():
+            result_of("subscriptions/listen", ended.result())  # raises the server's error
+            raise ClientError("subscriptions/listen ended before it was acknowledged")
+        raise ClientTimeout(f"subscriptions/listen was not acknowledged within {self.timeout:g} s")
 
 
 def _settle(future: asyncio.Future[JSON]) -> None:

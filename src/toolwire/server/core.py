@@ -229,7 +229,13 @@ class ServerCore:
     def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
         """The part of a ``subscriptions/listen`` filter this server will deliver (to
         ``request``'s caller); the resource and prompt registries add theirs."""
-        return {"toolsListChanged": True} if wanted.get("toolsListChanged") is True else {}
+        accepted: JSON = (
+            {"toolsListChanged": True} if wanted.get("toolsListChanged") is True else {}
+        )
+        tasks = getattr(self, "tasks", None)
+        if "taskIds" in wanted and tasks is not None and request is not None:
+            accepted["taskIds"] = tasks.listened(wanted["taskIds"], request)
+        return accepted
 
     # ------------------------------------------------------------ tools (overridden)
 

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
+from ..protocol.revisions import META_SUBSCRIPTION_ID
 from .context import Context, _current
 from .extensions import Extension
 from .inputs import InvalidAnswer, MissingClientCapability
@@ -200,6 +201,33 @@ class TaskRegistry:
             await store.save_task(task_id, {**saved, "owner": request.caller}, self.ttl_ms / 1000)
         return saved
 
+    def listened(self, task_ids: Any, request: Request) -> list[str]:
+        """The ids of a ``subscriptions/listen`` filter's ``taskIds`` this caller may follow
+        here: its own tasks that this process runs (SEP-2663 ``notifications/tasks``)."""
+        declared = request.capabilities.get("extensions") if request.capabilities else None
+        if not (isinstance(declared, dict) and isinstance(declared.get(TASKS), dict)):
+            raise MissingClientCapability.extension(
+                TASKS, f"Task notifications need the extension {TASKS!r}"
+            )
+        if not isinstance(task_ids, list):
+            return []
+        ids = dict.fromkeys(i for i in task_ids if isinstance(i, str))
+        tasks = [task for task in map(lambda i: self.local(i, request), ids) if task is not None]
+        # Each task's state now, once the stream is acknowledged: a task that changes no
+        # more (it ended before the stream opened) is heard of too.
+        for task in tasks:
+            asyncio.get_running_loop().call_soon(self._tell_listeners, task, request.id)
+        return [task.id for task in tasks]
+
+    def _tell_listeners(self, task: Task, only: str | int | None = None) -> None:
+        """``notifications/tasks`` with the task's state, on each listen stream that asked
+        (``only``: the stream of that request id)."""
+        for connection in list(self.server._connections):
+            for mid, accepted in list(connection.listeners.items()):
+                if task.id in accepted.get("taskIds", ()) and only in (None, mid):
+                    params = {**task.state(), "_meta": {META_SUBSCRIPTION_ID: mid}}
+                    connection.notify("notifications/tasks", params, related=mid)
+
     def received(self, event: JSON) -> None:
         """Another worker passed on a ``tasks/update`` or ``tasks/cancel`` for a task here."""
         task = self._tasks.get(event.get("task"))  # type: ignore[arg-type]
@@ -211,6 +239,7 @@ class TaskRegistry:
             task.cancel()
 
     def _changed(self, task: Task) -> None:
+        self._tell_listeners(task)
         if self.store is None:
             return
         task.dirty = True
