@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, TypeVar, overload
 
@@ -179,7 +180,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self._changed()
         return tool
 
-    def add_skills(self, folder: str | Any, *, authority: str | None = None) -> None:
+    def add_skills(self, folder: str | os.PathLike[str], *, authority: str | None = None) -> None:
         """Serve the Agent Skills under ``folder`` (each a folder with a ``SKILL.md``) through
         the Skills extension and ``skill://`` resources (:mod:`toolwire.server.skills`)."""
         from .skills import serve_skills

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import mimetypes
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,7 +115,9 @@ def load_skills(folder: Path, authority: str | None = None) -> list[Skill]:
     return skills
 
 
-def serve_skills(server: Any, folder: str | Path, authority: str | None = None) -> list[Skill]:
+def serve_skills(
+    server: Any, folder: str | os.PathLike[str], authority: str | None = None
+) -> list[Skill]:
     """Serve the skills under ``folder`` on ``server`` (``mcp.add_skills``)."""
     skills = load_skills(Path(folder), authority)
     served: set[str] = set()
