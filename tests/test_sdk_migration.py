@@ -81,6 +81,17 @@ async def listening(command: list[str], announce: bytes) -> AsyncIterator[int]:
                 await process.wait()
 
 
+async def json_initialize(url: str) -> httpx.Response:
+    """POST a legacy ``initialize`` (both messages checked); the answer is one JSON body."""
+    checker = WireChecker(LEGACY)
+    checker.client_sent(initialize())
+    async with httpx.AsyncClient(timeout=10) as http:
+        answer = await http.post(url, content=orjson.dumps(initialize()), headers=HEADERS)
+    checker.server_sent(answer.content)
+    assert answer.headers["content-type"].startswith("application/json")
+    return answer
+
+
 def initialize(revision: str = LEGACY) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
@@ -116,13 +127,8 @@ async def test_quickstart_runs_over_http_with_only_the_import_changed(script: st
                 )
 
         # json_response=True (in run() for 2.x, in the constructor for 1.x): one JSON body
-        checker = WireChecker(LEGACY)
-        async with httpx.AsyncClient(timeout=10) as http:
-            checker.client_sent(initialize())
-            answer = await http.post(url, content=orjson.dumps(initialize()), headers=HEADERS)
+        answer = await json_initialize(url)
         assert answer.status_code == 200
-        assert answer.headers["content-type"].startswith("application/json")
-        checker.server_sent(answer.content)
         assert answer.json()["result"]["serverInfo"]["name"] == "Demo"
         assert "mcp-session-id" in answer.headers  # stateful unless told otherwise
 
@@ -135,13 +141,8 @@ async def test_fastmcp_quickstart_under_toolwire_run_keeps_its_constructor_setti
         url = f"http://127.0.0.1:{port}/mcp"
         async with checked_client(url, LEGACY) as client:
             assert (await client.call_tool("add", {"a": 2, "b": 3})).text == "5"
-        checker = WireChecker(LEGACY)
-        async with httpx.AsyncClient(timeout=10) as http:
-            checker.client_sent(initialize())
-            answer = await http.post(url, content=orjson.dumps(initialize()), headers=HEADERS)
-        checker.server_sent(answer.content)
         # FastMCP("Demo", json_response=True): the CLI serves it with JSON responses too
-        assert answer.headers["content-type"].startswith("application/json")
+        await json_initialize(url)
 
 
 async def test_stateless_json_configuration_over_http() -> None:
@@ -177,12 +178,7 @@ async def test_mounted_in_starlette_with_the_session_manager() -> None:
             assert (await client.call_tool("hello", {})).text == "Hello from MCP!"
         async with checked_client(url, MODERN) as client:
             assert (await client.call_tool("hello", {})).text == "Hello from MCP!"
-        checker = WireChecker(LEGACY)
-        async with httpx.AsyncClient(timeout=10) as http:
-            checker.client_sent(initialize())
-            answer = await http.post(url, content=orjson.dumps(initialize()), headers=HEADERS)
-        checker.server_sent(answer.content)
-        assert answer.headers["content-type"].startswith("application/json")
+        await json_initialize(url)
 
 
 def test_session_manager_needs_the_app_first() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from mcp_spec import WireChecker
-from wire import MODERN, SERVERS, RawServer
+from wire import MODERN, SERVERS, RawServer, stopped_after
 
 pytestmark = [
     pytest.mark.timeout(60),
@@ -40,16 +40,8 @@ async def served(command: list[str], revision: str) -> AsyncIterator[RawServer]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    server = RawServer(process, WireChecker(revision))
-    try:
+    async with stopped_after(RawServer(process, WireChecker(revision))) as server:
         yield server
-    finally:
-        if process.returncode is None:
-            with contextlib.suppress(Exception):
-                await server.close()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def call(server: RawServer, revision: str, name: str, arguments: dict[str, Any]) -> Any:

@@ -172,7 +172,13 @@ class RawServer(RawPeer):
 
 @contextlib.asynccontextmanager
 async def raw_server(script: str | Path, *args: str, **options: Any) -> AsyncIterator[RawServer]:
-    server = await RawServer.start(script, *args, **options)
+    async with stopped_after(await RawServer.start(script, *args, **options)) as server:
+        yield server
+
+
+@contextlib.asynccontextmanager
+async def stopped_after(server: RawServer) -> AsyncIterator[RawServer]:
+    """``server`` for the block; closed afterwards, and killed if it does not exit."""
     try:
         yield server
     finally:

@@ -30,7 +30,7 @@ from servers.abuse_wire_tools import build
 
 from http_server import serve_http
 from mcp_spec import WireChecker
-from wire import MODERN, SERVERS, TIMEOUT, RawServer, modern_meta, raw_server
+from wire import MODERN, SERVERS, TIMEOUT, RawServer, modern_meta, raw_server, stopped_after
 
 JSON = dict[str, Any]
 LEGACY = "2025-11-25"
@@ -111,16 +111,8 @@ async def _raw_server_with_limit(
         # the memory really held rather than what malloc keeps for later.
         env={**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"},
     )
-    server = RawServer(process, WireChecker(revision))
-    try:
+    async with stopped_after(RawServer(process, WireChecker(revision))) as server:
         yield server
-    finally:
-        if process.returncode is None:
-            with contextlib.suppress(Exception):
-                await server.close()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def collect(server: RawServer, ids: set[Any]) -> dict[Any, JSON]:
