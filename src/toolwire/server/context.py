@@ -127,6 +127,15 @@ class Context:
         return self._cancelled or self.request.cancelled
 
     @property
+    def client_renders_apps(self) -> bool:
+        """The client shows MCP Apps views (it declared the extension
+        ``io.modelcontextprotocol/ui`` with the app type): a tool with ``app=`` may then keep
+        its text short, and should give the whole answer as text otherwise (docs/apps.md)."""
+        from .apps import renders_apps
+
+        return renders_apps(self.client_capabilities)
+
+    @property
     def access_token(self) -> AccessToken | None:
         """The caller's verified access token (subject, client, scopes, claims) when the
         server authenticates its HTTP callers, else None. It never holds the raw bearer

@@ -110,6 +110,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self.visibility = visibility
         self._tools: dict[str, Tool] = {}
         self.tasks: Any = None  # the task registry, once a tool runs as a task (.tasks)
+        self.apps: Any = None  # the MCP Apps views and the tools showing them (.apps)
         self._shown: list[Tool] | None = None  # enabled tools that pass the tag filters
         self._guarded = False  # some shown tool limits who may use it (scopes or auth)
         self._listing: list[JSON] | None = None
@@ -147,13 +148,17 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         unknown_arguments: Literal["reject", "ignore"] = ...,
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
+        app: str | None = None,
+        visible_to: str | Iterable[str] | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
         """Register a function as a tool: ``@mcp.tool``, ``@mcp.tool()`` or ``@mcp.tool("name", ...)``.
 
         ``input_schema={...}`` publishes a hand-written JSON Schema 2020-12 for the arguments
-        verbatim and validates calls against it (see docs/tools.md)."""
+        verbatim and validates calls against it (see docs/tools.md); ``app="ui://..."`` shows
+        the tool's result in that app's view, and ``visible_to=["app"]`` keeps a tool for the
+        view alone (see docs/apps.md)."""
         if callable(name):
             self.add_tool(name)
             return name
@@ -169,9 +174,21 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> Tool:
         """Register ``fn`` (a function, async function, bound method or callable) as a tool."""
         options = {**self.tool_defaults, **options}
+        view, visible_to = options.pop("app", None), options.pop("visible_to", None)
+        audiences = None
+        if view is not None or visible_to is not None:
+            from .apps import check_audiences, tool_meta
+
+            label = str(name or getattr(fn, "__name__", None) or fn)
+            if view is None:
+                raise RegistrationError(f"The tool {label!r}: visible_to= needs app='ui://...'")
+            audiences = None if visible_to is None else check_audiences(label, visible_to)
+            options["meta"] = tool_meta(label, view, audiences, options.get("meta"))
         tool = Tool(fn, name=name, inject=(Context,), schema_profile=self.schema_profile, **options)
         if tool.name in self._tools:
             raise RegistrationError(f"A tool named {tool.name!r} is already registered")
+        if view is not None:
+            self._apps().add_tool(tool.name, view, audiences)
         if tool.task is not None and self.tasks is None:
             from .tasks import serve_tasks
 
@@ -179,6 +196,54 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self._tools[tool.name] = tool
         self._changed()
         return tool
+
+    @overload
+    def app(self, uri: str, /, html: None = None, **options: Any) -> Callable[[F], F]: ...
+
+    @overload
+    def app(self, uri: str, /, html: str | os.PathLike[str] | Callable[[], Any]) -> None: ...
+
+    @overload
+    def app(
+        self,
+        uri: str,
+        /,
+        html: str | os.PathLike[str] | Callable[[], Any],
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        connect_domains: Iterable[str] = (),
+        resource_domains: Iterable[str] = (),
+        frame_domains: Iterable[str] = (),
+        base_uri_domains: Iterable[str] = (),
+        permissions: Iterable[str] = (),
+        prefers_border: bool | None = None,
+        domain: str | None = None,
+    ) -> None: ...
+
+    def app(self, uri: str, /, html: Any = None, **options: Any) -> Any:
+        """Serve an MCP App view at ``uri`` (``ui://...``): ``html`` is the HTML document, a
+        ``pathlib.Path`` to read it from on each read, or a function returning it (also as a
+        decorator, ``@mcp.app(uri)``). Tools show it with ``@mcp.tool(app=uri)``. The
+        ``*_domains`` lists and ``permissions`` say what the host's sandbox may allow the
+        view (docs/apps.md)."""
+        if html is None:
+
+            def register(fn: F) -> F:
+                self._apps().add_view(self, uri, fn, **options)
+                return fn
+
+            return register
+        self._apps().add_view(self, uri, html, **options)
+        return None
+
+    def _apps(self) -> Any:
+        if self.apps is None:
+            from .apps import Apps
+
+            self.apps = Apps(self)
+        return self.apps
 
     def add_skills(self, folder: str | os.PathLike[str], *, authority: str | None = None) -> None:
         """Serve the Agent Skills under ``folder`` (each a folder with a ``SKILL.md``) through
@@ -191,6 +256,8 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         """Unregister a tool; clients are told the list changed."""
         if self._tools.pop(name, None) is None:
             raise KeyError(f"No tool named {name!r}")
+        if self.apps is not None:
+            self.apps.forget_tool(name)
         self._changed()
 
     def get_tool(self, name: str) -> Tool | None:
@@ -222,6 +289,11 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self._listing = None
         self.tools_changed()
 
+    async def start(self) -> None:
+        if self.apps is not None:
+            self.apps.check()
+        await super().start()
+
     # ------------------------------------------------------------ protocol side
 
     def _shown_tools(self) -> list[Tool]:
@@ -235,7 +307,10 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
                 and (include is None or tool.tags & include)
                 and not tool.tags & exclude
             ]
-            self._guarded = any(t.scopes or t.auth is not None for t in self._shown)
+            app_only = self.apps.app_only if self.apps is not None else ()
+            self._guarded = any(
+                t.scopes or t.auth is not None or t.name in app_only for t in self._shown
+            )
         return self._shown
 
     def _shows(self, tool: Tool) -> bool:
@@ -255,11 +330,17 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
     def _allows(self, tool: Tool, request: Request) -> bool:
         """The caller may use the tool: its token covers the tool's scopes, the tool's own
-        predicate accepts the caller, and the server's visibility predicate the request."""
+        predicate accepts the caller, the server's visibility predicate the request, and a
+        tool only an app's view may call goes to clients that render apps."""
         if (tool.scopes or tool.auth is not None) and not may_use(
             request.identity, tool, self.scope_hierarchy
         ):
             return False
+        if self.apps is not None and tool.name in self.apps.app_only:
+            from .apps import renders_apps
+
+            if not renders_apps(request.capabilities):
+                return False
         return self.visibility is None or self.visibility(tool, request)
 
     def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:
