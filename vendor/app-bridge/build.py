@@ -97,7 +97,8 @@ def _licence(folder: Path) -> str:
 
 def _header(work: Path, packages: list[str]) -> str:
     """The comment in front of the bundle: what it is, the versions and the licence texts."""
-    versions, texts = [], {}  # texts: licence text -> packages carrying it
+    versions: list[str] = []
+    texts: dict[str, list[str]] = {}  # licence text -> the packages carrying it
     for name in packages:
         folder = work / "node_modules" / name
         versions.append(f" *   {name} {_version(work, name)}")
