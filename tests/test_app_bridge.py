@@ -76,12 +76,63 @@ def test_the_shipped_bundle_is_an_es_module_with_the_bridge_exports() -> None:
 def test_the_shipped_bundle_names_the_pinned_versions_and_their_licences() -> None:
     header = _script().split("*/", 1)[0]
     assert header.startswith("/*!\n * MCP Apps host bridge")
+    assert header.endswith("\n ")  # the header closes on its own line, before the code
     for name, version in _pinned().items():
         assert f"{name} {version}" in header, name
     assert "Rebuild with: python vendor/app-bridge/build.py" in header
     assert "--- zod ---" in header
     assert "Permission is hereby granted, free of charge" in header  # the MIT text
     assert "Apache License" in header  # the MCP packages' licence
+
+
+# Loads the bundle in node with the Function constructor watched, and answers a view's
+# ui/initialize through AppBridge over an in-memory transport: zod validates the request, and
+# jitless zod must not build code from strings (in a page without 'unsafe-eval' that is a CSP
+# violation).
+NODE_SMOKE = """
+const built = [];
+globalThis.Function = new Proxy(Function, {
+  construct(target, args) { built.push(args); return Reflect.construct(target, args); },
+});
+const bridgeModule = await import(process.argv[1]);
+const bridge = new bridgeModule.AppBridge(
+  null, { name: "toolwire", version: "0" }, { openLinks: {} });
+let answered;
+const answer = new Promise((resolve) => { answered = resolve; });
+const transport = { async start() {}, async send(message) { answered(message); }, async close() {} };
+await bridge.connect(transport);
+transport.onmessage({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {
+  protocolVersion: bridgeModule.SUPPORTED_PROTOCOL_VERSIONS[0],
+  appInfo: { name: "view", version: "1" }, appCapabilities: {} } });
+const reply = await answer;
+await bridge.close();
+console.log(JSON.stringify({ exports: Object.keys(bridgeModule).sort(), reply, built }));
+"""
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is needed to load the app bridge")
+        pytest.skip("node is not installed; install it with: apt-get install nodejs")
+    return node
+
+
+@pytest.mark.timeout(60)
+def test_the_bundle_loads_and_answers_a_view_without_building_code_from_strings(
+    tmp_path: Path,
+) -> None:
+    module = tmp_path / "app-bridge.mjs"
+    module.write_text(_script(), encoding="utf-8")
+    argv = [_node(), "--input-type=module", "--eval", NODE_SMOKE, module.as_uri()]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=50)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout)
+    assert set(seen["exports"]) == EXPORTS
+    assert seen["reply"]["id"] == 1
+    assert seen["reply"]["result"]["hostInfo"] == {"name": "toolwire", "version": "0"}
+    assert seen["built"] == []  # zod is jitless: no new Function(...)
 
 
 @pytest.mark.timeout(600)

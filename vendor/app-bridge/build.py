@@ -115,8 +115,9 @@ def _header(work: Path, packages: list[str]) -> str:
     ]
     for text, names in texts.items():
         lines += [" *", f" * --- {', '.join(names)} ---", *text.splitlines()]
-    lines.append(" */")
-    return "\n".join(line.replace("*/", "* /").rstrip() for line in lines) + "\n"
+    # No line may close the comment early; only the last one closes it.
+    body = "\n".join(line.replace("*/", "* /").rstrip() for line in lines)
+    return body + "\n */\n"
 
 
 def build(work: Path) -> bytes:
