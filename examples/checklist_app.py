@@ -54,7 +54,7 @@ def add_item(text: str) -> Checklist:
 
 @mcp.tool(app=VIEW, visible_to=["app"])
 def toggle_item(index: int) -> Checklist:
-    """Tick or untick the item at ``index`` (from the view's checkboxes)."""
+    """Tick or untick an item (the view's checkboxes call this)."""
     if not 0 <= index < len(items):
         raise ValueError(f"No item {index}: the checklist has {len(items)} items")
     items[index].done = not items[index].done

@@ -16,6 +16,7 @@ import sys
 import webbrowser
 
 from .app import InspectorApp
+from .sandbox import Sandbox
 from .session import InspectedServer
 from .web import HttpServer
 
@@ -46,9 +47,12 @@ def run(
 
 
 async def _serve(session: InspectedServer, port: int, open_browser: bool) -> None:
-    app = InspectorApp(session, secrets.token_urlsafe(24))
+    sandbox = Sandbox()
+    app = InspectorApp(session, secrets.token_urlsafe(24), sandbox)
     web = HttpServer(app.handle)
-    app.port = await _listen(web, port)
+    app.port = sandbox.page_port = await _listen(web, port)
+    views = HttpServer(sandbox.handle)  # another origin, where app views render
+    sandbox.port = await views.start("127.0.0.1", 0)
     url = f"http://127.0.0.1:{app.port}/?token={app.token}"
     print(url, flush=True)
     restarts = "; it restarts when the file changes" if session.kind == "file" else ""
@@ -72,6 +76,7 @@ async def _serve(session: InspectedServer, port: int, open_browser: bool) -> Non
         watcher.cancel()
         app.close_streams()
         await web.close()
+        await views.close()
         await session.stop()
 
 

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 import orjson
 
+from .sandbox import Sandbox, ViewRefused, open_view
 from .session import InspectedServer, NotReady
 from .web import EventStream, Request, Response
 
@@ -30,15 +31,13 @@ CONTENT_TYPES = {
     ".svg": "image/svg+xml",
     ".png": "image/png",
 }
-# The page loads nothing from elsewhere; data: URLs are how results show images and audio.
-PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self' data:; media-src 'self' data:; "
-        "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-}
+# The page loads nothing from elsewhere; data: URLs are how results show images and audio;
+# it frames only the sandbox origin, where app views render (inspector/sandbox.py).
+PAGE_POLICY = (
+    "default-src 'self'; img-src 'self' data:; media-src 'self' data:; "
+    "style-src 'self' 'unsafe-inline'; frame-src {sandbox}; frame-ancestors 'none'; "
+    "base-uri 'none'"
+)
 MAX_QUEUED_EVENTS = 1000
 CALLBACK = "/oauth/callback"  # where the authorization server sends the browser back
 
@@ -73,10 +72,11 @@ EXCHANGES: dict[str, tuple[str, Callable[[JSON], str | None]]] = {
 
 
 class InspectorApp:
-    def __init__(self, session: InspectedServer, token: str) -> None:
+    def __init__(self, session: InspectedServer, token: str, sandbox: Sandbox) -> None:
         self.session = session
         session.emit = self.publish
         self.token = token
+        self.sandbox = sandbox
         self.port = 0  # set once the listening socket is bound
         self._streams: set[asyncio.Queue[tuple[str, Any] | None]] = set()
 
@@ -123,6 +123,8 @@ class InspectorApp:
             return self._start_call(request)
         if path in EXCHANGES and method == "POST":
             return await self._exchange(request, *EXCHANGES[path])
+        if path == "/api/apps/open" and method == "POST":
+            return await self._open_view(request)
         if path == "/api/sign-in" and method == "POST":
             return await self._sign_in(request)
         if path == "/api/reload" and method == "POST":
@@ -158,11 +160,47 @@ class InspectorApp:
     def _static(self, path: str) -> Response:
         name = "index.html" if path == "/" else path.removeprefix("/static/")
         file = STATIC / name
+        packed = file.with_name(f"{file.name}.gz")  # the app bridge, shipped compressed
         # Only files directly in static/: no "..", no subfolders, nothing else on disk.
-        if "/" in name or file.suffix not in CONTENT_TYPES or not file.is_file():
+        if "/" in name or file.suffix not in CONTENT_TYPES:
             return Response.error(404, "not found")
-        headers = PAGE_HEADERS if file.suffix == ".html" else {}
-        return Response(200, file.read_bytes(), CONTENT_TYPES[file.suffix], dict(headers))
+        if packed.is_file():
+            headers = {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+            return Response(200, packed.read_bytes(), CONTENT_TYPES[file.suffix], headers)
+        if not file.is_file():
+            return Response.error(404, "not found")
+        if file.suffix != ".html":
+            return Response(200, file.read_bytes(), CONTENT_TYPES[file.suffix])
+        headers = {
+            "Content-Security-Policy": PAGE_POLICY.format(sandbox=self.sandbox.origin),
+            "Referrer-Policy": "no-referrer",
+            "X-Frame-Options": "DENY",
+        }
+        return Response(200, file.read_bytes(), CONTENT_TYPES[file.suffix], headers)
+
+    async def _open_view(self, request: Request) -> Response:
+        """An app view for the page: the server's ``ui://`` resource, read and checked, and
+        the one-time sandbox address to render it at."""
+        try:
+            params = request.json()
+        except orjson.JSONDecodeError:
+            return Response.error(400, "the body is not JSON")
+        uri = params.get("uri") if isinstance(params, dict) else None
+        if not isinstance(uri, str) or not uri.startswith("ui://"):
+            return Response.error(400, 'send {"uri": "ui://..."}')
+        try:
+            read = await self.session.exchange("resources/read", {"uri": uri})
+        except NotReady as exc:
+            return Response.error(409, str(exc))
+        if "error" in read:
+            return Response.error(409, f"Reading {uri} failed: {read['error']}")
+        try:
+            view = open_view(uri, read["result"])
+        except ViewRefused as exc:
+            return Response.error(409, str(exc))
+        view["sandbox"] = self.sandbox.register(view, f"http://{request.headers['host']}")
+        view["traffic"] = read["traffic"]
+        return Response.json(view)
 
     def _start_call(self, request: Request) -> Response:
         try:

@@ -25,6 +25,8 @@ from ..client import Client
 from ..client.oauth import OAuth
 from ..client.tasks import TASKS
 from ..errors import ClientError, Unauthorized
+from ..server.apps import MIME_TYPE as APP_MIME_TYPE
+from ..server.apps import UI
 from .calls import Call, Exchange, Traffic, now_ms, params_of, sending_for
 from .questions import Questions
 from .signin import SIGN_IN_TIMEOUT, SignIn, refusal
@@ -140,7 +142,8 @@ class InspectedServer:
                 protocol_version=self.protocol_version,
                 client_info={"name": "toolwire-inspector", "version": _version()},
                 capabilities={"elicitation": {"form": {}, "url": {}}},  # the page asks either
-                extensions={TASKS: {}},  # a task tool runs as a task, followed on the page
+                # a task tool runs as a task, followed on the page; app views render there
+                extensions={TASKS: {}, UI: {"mimeTypes": [APP_MIME_TYPE]}},
                 timeout=START_TIMEOUT if self.sign_in is None else SIGN_IN_TIMEOUT,
                 stderr=pipe[1] if pipe else None,
                 tap=lambda direction, data: self._tap(generation, direction, data),

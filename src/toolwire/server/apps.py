@@ -42,7 +42,7 @@ AUDIENCES = ("model", "app")
 LEGACY_KEY = "ui/resourceUri"
 # A CSP source a view may name: an http(s) or ws(s) origin, a "*." subdomain wildcard, a port
 # and a path; nothing that could end the directive or add another (";", ",", quotes, spaces).
-_SOURCE = re.compile(
+CSP_SOURCE = re.compile(
     r"(?:https?|wss?)://(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::(?:[0-9]{1,5}|\*))?"
     r"(?:/[^\s;,'\"]*)?"
 )
@@ -217,7 +217,7 @@ def ui_meta(
 
 
 def _source(uri: str, option: str, source: Any) -> str:
-    if not isinstance(source, str) or not _SOURCE.fullmatch(source):
+    if not isinstance(source, str) or not CSP_SOURCE.fullmatch(source):
         raise RegistrationError(
             f"The app {uri!r}: {source!r} in {option} is not an origin such as "
             "'https://api.example.com' or 'https://*.example.com' (http, https, ws or wss; "

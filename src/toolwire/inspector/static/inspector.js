@@ -7,7 +7,7 @@
 //
 // The Resources and Prompts tabs live in primitives.js, the server's questions in
 // questions.js, the page's access (its token, a server that refused the inspector) in
-// access.js, all loaded after this file. They share one global object,
+// access.js, the views of MCP Apps in apps.js, all loaded after this file. They share one global object,
 // window.toolwireInspector, filled here:
 //   h, api, pretty, isObject, firstLine, clock  DOM and backend helpers
 //   token, connect(onLost), setConnection(...)  the page's token; the event stream, which
@@ -16,12 +16,16 @@
 //   trafficMessage(entry), showView(viewId)     the traffic renderer, the tab switch
 //   buildForm(schema, emptyText)                the form builder of tool arguments: a field
 //                                               {node, read(), write(value), problems()}
-//   findCall(id)                                the Call with that id, or null
+//   findCall(id), findTool(name)                the Call with that id, the tool of that
+//                                               name, or null
+//   activeCall()                                the id of the call shown under the form
 //   state                                       the last State received (null before)
 //   stateListeners                              functions called with every State, after
 //                                               this file has rendered it
 //   callListeners, questionListeners            functions called with every `call` event
 //                                               (after it is merged) and `question` event
+//   activeCallListeners                         functions called with the new activeCall()
+//                                               when it changes
 "use strict";
 
 (function () {
@@ -140,6 +144,12 @@
 
   const findTool = (name) => app.tools.find((tool) => tool.name === name) || null;
 
+  /** The call shown under the form changed (a new call, or another tool picked). */
+  function setActiveCall(id) {
+    app.activeCall = id;
+    for (const listener of shared.activeCallListeners) listener(id);
+  }
+
   function onState(state) {
     shared.state = state;
     app.tools = Array.isArray(state.tools) ? state.tools : [];
@@ -208,6 +218,9 @@
     if (hints.readOnlyHint !== true && hints.destructiveHint === true) shown.push("destructive");
     if (hints.idempotentHint === true) shown.push("idempotent");
     if (hints.openWorldHint === true) shown.push("open-world");
+    const ui = isObject(tool._meta) && isObject(tool._meta.ui) ? tool._meta.ui : null;
+    if (ui && Array.isArray(ui.visibility) && !ui.visibility.includes("model")) shown.push("app-only");
+    else if (ui && typeof ui.resourceUri === "string") shown.push("app");
     return shown.map((name) => h("span", { class: `badge badge-${name}`, testid: `badge-${name}` }, name));
   }
 
@@ -242,7 +255,7 @@
   function selectTool(name) {
     if (name !== app.selected) {
       app.selected = name;
-      app.activeCall = null;
+      setActiveCall(null);
       app.form = null;
       buildToolPanel();
     }
@@ -365,7 +378,7 @@
     try {
       const call = await api("POST", "/api/calls", { tool: app.selected, arguments: args });
       mergeCall(call);
-      app.activeCall = call.id;
+      setActiveCall(call.id);
       renderRun();
       renderHistoryList();
     } catch (error) {
@@ -1071,7 +1084,8 @@
 
   const shared = { h, api, pretty, isObject, firstLine, clock, contentBlock, resourceBody, trafficMessage, showView, token, connect, setConnection };
   const findCall = (id) => app.calls.get(id) || null;
-  Object.assign(shared, { buildForm, findCall, state: null, stateListeners: [], callListeners: [], questionListeners: [] });
+  const activeCall = () => app.activeCall;
+  Object.assign(shared, { buildForm, findCall, findTool, activeCall, state: null, stateListeners: [], callListeners: [], questionListeners: [], activeCallListeners: [] });
   window.toolwireInspector = shared;
   wire();
 })();
