@@ -158,7 +158,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         ``input_schema={...}`` publishes a hand-written JSON Schema 2020-12 for the arguments
         verbatim and validates calls against it (see docs/tools.md); ``app="ui://..."`` shows
         the tool's result in that app's view, and ``visible_to=["app"]`` keeps a tool for the
-        view alone (see docs/apps.md)."""
+        view alone (see docs/extensions.md, "MCP Apps")."""
         if callable(name):
             self.add_tool(name)
             return name
@@ -227,7 +227,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         ``pathlib.Path`` to read it from on each read, or a function returning it (also as a
         decorator, ``@mcp.app(uri)``). Tools show it with ``@mcp.tool(app=uri)``. The
         ``*_domains`` lists and ``permissions`` say what the host's sandbox may allow the
-        view (docs/apps.md)."""
+        view (docs/extensions.md, "MCP Apps")."""
         if html is None:
 
             def register(fn: F) -> F:
