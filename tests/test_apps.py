@@ -15,7 +15,8 @@ import jsonschema
 import pytest
 
 from interop.npm import npm_package
-from toolwire import Client, Context, RegistrationError, Server, ServerError
+from toolwire import Client, Context, Host, RegistrationError, Server, ServerError
+from toolwire.client.host import UnknownToolError
 from toolwire.server.apps import MIME_TYPE, UI
 
 from http_server import example_over
@@ -246,3 +247,15 @@ async def test_a_server_without_apps_advertises_no_extension() -> None:
     mcp.add_tool(lambda: 1, name="one")
     async with checked_client(mcp, MODERN) as client:
         assert client.server_extensions == {}
+
+
+async def test_a_host_does_not_offer_its_model_the_tools_of_a_view() -> None:
+    with example_over(EXAMPLE, "stdio") as target:
+        async with Host({"checklist": target}, extensions=RENDERS) as host:
+            listed = [tool["name"] for tool in await host.clients["checklist"].list_tools()]
+            assert "toggle_item" in listed  # the server lists it: this client renders views
+            offered = [tool.name for tool in await host.list_tools()]
+            assert offered == ["show_checklist", "add_item"]
+            assert [tool["function"]["name"] for tool in host.openai_tools()] == offered
+            with pytest.raises(UnknownToolError, match="toggle_item"):
+                await host.call_tool("toggle_item", {"index": 0})

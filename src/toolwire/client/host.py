@@ -74,6 +74,15 @@ class UnknownToolError(ClientError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+def for_the_model(tool: JSON) -> bool:
+    """The model may see the tool: it is not for an MCP App's view alone (MCP Apps: a host
+    must not offer the model a tool whose ``_meta.ui.visibility`` leaves out ``"model"``)."""
+    meta = tool.get("_meta")
+    ui = meta.get("ui") if isinstance(meta, dict) else None
+    visibility = ui.get("visibility") if isinstance(ui, dict) else None
+    return not isinstance(visibility, list) or "model" in visibility
+
+
 @dataclass(frozen=True)
 class HostTool:
     """One tool as the model sees it: ``name``, and where it comes from."""
@@ -189,7 +198,8 @@ class Host(HostPrimitives):
     async def list_tools(self, *, refresh: bool = False) -> list[HostTool]:
         """Every server's tools, merged. Each server's list comes from its client's cache
         (kept for the server's ``ttlMs`` and dropped on ``list_changed``); ``refresh=True``
-        asks every server again."""
+        asks every server again. A tool that is for an MCP App's view alone
+        (``_meta.ui.visibility`` without ``"model"``) is not offered to the model."""
         names = list(self.clients)
         listings = await asyncio.gather(
             *(self.clients[n].list_tools(refresh=refresh) for n in names)
@@ -198,6 +208,7 @@ class Host(HostPrimitives):
             (server, str(tool["name"])): tool
             for server, tools in zip(names, listings, strict=True)
             for tool in tools
+            if for_the_model(tool)
         }
         assigned = assign_names(definitions)
         self._tools = [

@@ -73,16 +73,14 @@ class AppView:
         self.html = html
         self.ui = ui
 
-    async def read(self) -> _Page:
+    def load(self) -> str:
+        """The HTML of a view that is text, a file or a plain function."""
         source = self.html
         if isinstance(source, os.PathLike):
-            text: Any = Path(source).read_text(encoding="utf-8")
-        elif callable(source):
-            text = source()
-            if inspect.isawaitable(text):
-                text = await text
-        else:
-            text = source
+            return Path(source).read_text(encoding="utf-8")
+        return source() if callable(source) else source
+
+    def page(self, text: Any) -> _Page:
         if not isinstance(text, str):
             raise TypeError(f"The HTML of the app {self.uri!r} is {type(text).__name__}, not str")
         return _Page(self.uri, text, self.ui)
@@ -128,16 +126,24 @@ class Apps:
             )
         resource = {k: options.pop(k) for k in ("name", "title", "description") if k in options}
         view = AppView(uri, html, ui_meta(uri, **options))
-        self.views[uri] = view
+        read: Callable[[], Any]
+        if inspect.iscoroutinefunction(html):
 
-        async def read() -> _Page:
-            return await view.read()
+            async def read() -> _Page:
+                return view.page(await html())
+
+        else:
+
+            def read() -> _Page:  # run on a worker thread, like any sync resource
+                return view.page(view.load())
 
         if not resource.get("description") and callable(html):
             resource["description"] = inspect.getdoc(html)
-        resource.setdefault("name", getattr(html, "__name__", None) or uri)
+        named = getattr(html, "__name__", None)
+        resource.setdefault("name", named if named and named != "<lambda>" else uri)
         meta = {"ui": view.ui} if view.ui else None
         server.add_resource(read, uri, mime_type=MIME_TYPE, meta=meta, **resource)
+        self.views[uri] = view
         return view
 
     def add_tool(self, name: str, uri: str, audiences: list[str] | None) -> None:

@@ -130,7 +130,8 @@ class Context:
     def client_renders_apps(self) -> bool:
         """The client shows MCP Apps views (it declared the extension
         ``io.modelcontextprotocol/ui`` with the app type): a tool with ``app=`` may then keep
-        its text short, and should give the whole answer as text otherwise (docs/extensions.md, "MCP Apps")."""
+        its text short, and should give the whole answer as text otherwise
+        (docs/extensions.md, "MCP Apps")."""
         from .apps import renders_apps
 
         return renders_apps(self.client_capabilities)

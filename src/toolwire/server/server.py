@@ -112,7 +112,8 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self.tasks: Any = None  # the task registry, once a tool runs as a task (.tasks)
         self.apps: Any = None  # the MCP Apps views and the tools showing them (.apps)
         self._shown: list[Tool] | None = None  # enabled tools that pass the tag filters
-        self._guarded = False  # some shown tool limits who may use it (scopes or auth)
+        # some shown tool limits who may use it (scopes, auth, or an app's view alone)
+        self._guarded = False
         self._listing: list[JSON] | None = None
         for fn in tools:
             self.add_tool(fn)
@@ -290,6 +291,8 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self.tools_changed()
 
     async def start(self) -> None:
+        """Enter the lifespan when the first connection opens, once every tool's app view is
+        known to exist (a tool and its view may be registered in either order)."""
         if self.apps is not None:
             self.apps.check()
         await super().start()
