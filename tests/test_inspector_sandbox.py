@@ -51,7 +51,10 @@ def test_what_a_server_declares_is_filtered_before_it_reaches_a_policy() -> None
                 "_meta": {
                     "ui": {
                         "csp": {
-                            "connectDomains": ["https://a.example; script-src *", "https://b.example"],
+                            "connectDomains": [
+                                "https://a.example; script-src *",
+                                "https://b.example",
+                            ],
                             "resourceDomains": "https://not-a-list.example",
                             "frameDomains": ["*", "'unsafe-eval'", 7],
                         },
@@ -76,6 +79,8 @@ def test_what_a_server_declares_is_filtered_before_it_reaches_a_policy() -> None
         ({"contents": "nope"}, "exactly one content"),
     ],
 )
-def test_a_resource_that_is_not_a_view_is_refused_with_the_reason(result: dict, reason: str) -> None:
+def test_a_resource_that_is_not_a_view_is_refused_with_the_reason(
+    result: dict, reason: str
+) -> None:
     with pytest.raises(ViewRefused, match=reason):
         open_view("ui://v", result)
