@@ -256,6 +256,16 @@ async def test_inspect_names_what_scopes_hide_and_a_token_shows_it(tmp_path: Pat
             assert len(await asyncio.wait_for(client.list_tools(), TIMEOUT)) == 2
 
 
+
+async def test_inspect_names_the_tools_kept_for_app_views() -> None:
+    local = await atoolwire("inspect", str(EXAMPLES / "checklist_app.py"))
+    assert local.returncode == 0, local.stderr
+    assert local.stdout.startswith("Checklist 0.1.0 - 2 tools, 1 resource")
+    assert "ui://checklist/view (text/html;profile=mcp-app)" in local.stdout
+    assert "1 tool hidden from this caller: toggle_item (for MCP App views only)" in local.stdout
+    assert "access token" not in local.stdout
+
+
 # ------------------------------------------------------------------ --command, usage
 
 

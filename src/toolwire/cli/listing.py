@@ -134,8 +134,9 @@ ATTRIBUTES = {"name": "name", "uri": "uri", "uriTemplate": "uri_template"}
 
 
 def hidden_items(server: Any, listings: dict[str, list[JSON]]) -> list[str]:
-    """One line per kind with items the server holds behind ``scopes=``/``auth=`` that
-    this (token-less, in-memory) caller was not shown, and how to see them."""
+    """One line per kind with items the server holds behind ``scopes=``/``auth=`` (or keeps
+    for MCP App views) that this (token-less, in-memory) caller was not shown, and how to
+    see them."""
     registries = (
         ("tools", "tools", "name", "tool", "tools"),
         ("resources", "resources", "uri", "resource", "resources"),
@@ -143,6 +144,9 @@ def hidden_items(server: Any, listings: dict[str, list[JSON]]) -> list[str]:
         ("prompts", "prompts", "name", "prompt", "prompts"),
     )
     lines = []
+    needs_token = False
+    apps = getattr(server, "apps", None)
+    for_views = apps.app_only if apps is not None else set()
     for key, attribute, field, one, many in registries:
         shown = {entry.get(field) for entry in listings.get(key) or []}
         guarded = []
@@ -154,11 +158,14 @@ def hidden_items(server: Any, listings: dict[str, list[JSON]]) -> list[str]:
             if scopes or getattr(item, "auth", None) is not None:
                 need = f" (needs {' '.join(scopes)})" if scopes else " (auth rule)"
                 guarded.append(f"{name}{need}")
+                needs_token = True
+            elif key == "tools" and name in for_views:
+                guarded.append(f"{name} (for MCP App views only)")
         if guarded:
             lines.append(
                 f"{plural(len(guarded), one, many)} hidden from this caller: {', '.join(guarded)}"
             )
-    if lines:
+    if needs_token:
         lines.append(
             "They need an access token: serve the file over HTTP and inspect its URL with "
             "--header 'Authorization: Bearer TOKEN'."
