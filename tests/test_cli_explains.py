@@ -256,7 +256,6 @@ async def test_inspect_names_what_scopes_hide_and_a_token_shows_it(tmp_path: Pat
             assert len(await asyncio.wait_for(client.list_tools(), TIMEOUT)) == 2
 
 
-
 async def test_inspect_names_the_tools_kept_for_app_views() -> None:
     local = await atoolwire("inspect", str(EXAMPLES / "checklist_app.py"))
     assert local.returncode == 0, local.stderr
