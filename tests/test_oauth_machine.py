@@ -441,3 +441,35 @@ async def test_no_secret_assertion_or_token_in_logs_or_errors(
         assert value not in logged
         for part in value.split(".")[1:] if value.count(".") == 2 else ():
             assert part not in logged  # nor the claims or signature of a JWT
+
+
+async def test_no_pkce_or_authorization_endpoint_needed(auth_server: OAuthServer) -> None:
+    """A grant for machines uses only the token endpoint: an authorization server without
+    PKCE (which OAuth's code flow refuses) serves it."""
+    auth_server.register_machine("ci-job", secret=SECRET)
+    auth_server.code_challenge_methods = []
+    with protected(auth_server) as mcp:
+        async with checked_client(mcp.url, MODERN, auth=ClientCredentials("ci-job", SECRET)) as c:
+            assert (await c.call_tool("whoami", {})).text.startswith("ci-job ")
+
+
+async def test_a_token_source_that_hangs_or_fails_is_one_clear_error(
+    auth_server: OAuthServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("toolwire.client.oauth_machine.FETCH_TIMEOUT", 0.2)
+    never = asyncio.Event()
+
+    async def hangs() -> str:
+        await never.wait()
+        return "never"
+
+    def fails() -> str:
+        raise RuntimeError(f"the platform said {SECRET}")
+
+    with protected(auth_server) as mcp:
+        for source, expected in ((hangs, "took more than 0.2s"), (fails, "RuntimeError")):
+            with pytest.raises(Unauthorized, match=expected) as refused:
+                async with checked_client(mcp.url, MODERN, auth=WorkloadIdentity(token=source)):
+                    pass
+            assert SECRET not in str(refused.value)
+    assert not token_requests(auth_server)
