@@ -473,3 +473,55 @@ async def test_a_token_source_that_hangs_or_fails_is_one_clear_error(
                     pass
             assert SECRET not in str(refused.value)
     assert not token_requests(auth_server)
+
+
+@pytest.mark.parametrize("grant", ["secret", "private-key-jwt", "workload", "enterprise"])
+async def test_each_grant_renews_expired_and_refused_tokens(
+    auth_server: OAuthServer, tmp_path: Path, grant: str
+) -> None:
+    key = ec_jwk()
+    auth_server.register_machine("ci-job", secret=SECRET)
+    auth_server.register_machine("signer", public_key=public_of(key))
+    auth_server.register_machine("ci-agent")
+    auth_server.register_machine("agent", secret=SECRET)
+    auth_server.federate(
+        PLATFORM, ECKey.import_key(platform_key().as_dict(private=False)), "ci-agent"
+    )
+    path = tmp_path / "token"
+    path.write_text(workload_jwt(auth_server.issuer))
+    storage = MemoryStorage()
+    revoked = f'Bearer error="invalid_token", scope="{READ}"'  # as toolwire's server says
+    with identity_provider(auth_server) as idp, protected(auth_server) as mcp:
+        auth = {
+            "secret": lambda: ClientCredentials("ci-job", SECRET, storage=storage),
+            "private-key-jwt": lambda: ClientCredentials(
+                "signer", private_key=key, storage=storage
+            ),
+            "workload": lambda: WorkloadIdentity(path, storage=storage),
+            "enterprise": lambda: EnterpriseAuthorization(
+                idp.token_endpoint,
+                lambda: idp.id_token("idp-agent"),
+                "agent",
+                SECRET,
+                idp_client_id="idp-agent",
+                storage=storage,
+            ),
+        }[grant]()
+        async with checked_client(mcp.url, MODERN, auth=auth) as client:
+            first = (await client.call_tool("whoami", {})).text
+            expire(storage)  # replaced before it is sent
+            assert (await client.call_tool("whoami", {})).text == first
+            assert refusals(mcp) == 1
+            mcp.refuse("POST", revoked)  # replaced once
+            assert (await client.call_tool("whoami", {})).text == first
+            assert len(token_requests(auth_server)) == 3
+            mcp.refuse("POST", revoked)
+            mcp.refuse("POST", revoked)
+            with pytest.raises(ClientError, match="rejected the access token"):
+                await client.call_tool("whoami", {})
+    assert len(token_requests(auth_server)) == 4
+    assert len(
+        {request.params.get("client_assertion") for request in token_requests(auth_server)}
+    ) in (1, 4)
+    if grant == "enterprise":
+        assert len(idp.received) == 4  # a new ID-JAG for each grant
