@@ -216,6 +216,56 @@ async def run_auth(url: str) -> None:
         await c.call_tool("test-tool", {})
 
 
+async def call_test_tool(url: str, auth: Any) -> None:
+    async with client(url, auth=auth) as c:
+        await c.list_tools()
+        await c.call_tool("test-tool", {})
+
+
+@scenario("auth/client-credentials-basic")
+async def client_credentials_secret(url: str) -> None:
+    from toolwire.client import ClientCredentials
+
+    given = context()
+    await call_test_tool(url, ClientCredentials(given["client_id"], given["client_secret"]))
+
+
+@scenario("auth/client-credentials-jwt")
+async def client_credentials_private_key_jwt(url: str) -> None:
+    from toolwire.client import ClientCredentials
+
+    given = context()
+    auth = ClientCredentials(
+        given["client_id"],
+        private_key=given["private_key_pem"],
+        signing_algorithm=given.get("signing_algorithm"),
+    )
+    await call_test_tool(url, auth)
+
+
+@scenario("auth/wif-jwt-bearer")
+async def workload_identity(url: str) -> None:
+    from toolwire.client import WorkloadIdentity
+
+    given = context()  # wrong_audience_jwt and expired_jwt are the server's bait: unused
+    await call_test_tool(url, WorkloadIdentity(token=given["valid_jwt"]))
+
+
+@scenario("auth/enterprise-managed-authorization")
+async def enterprise_managed(url: str) -> None:
+    from toolwire.client import EnterpriseAuthorization
+
+    given = context()
+    auth = EnterpriseAuthorization(
+        idp_token_endpoint=given["idp_token_endpoint"],
+        id_token=given["idp_id_token"],
+        idp_client_id=given.get("idp_client_id"),
+        client_id=given["client_id"],
+        client_secret=given["client_secret"],
+    )
+    await call_test_tool(url, auth)
+
+
 # ---------------------------------------------------------------- entry point
 
 

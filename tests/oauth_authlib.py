@@ -42,6 +42,8 @@ class Client(ClientMixin):
     client_secret: str | None = None
     scope: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    public_key: Any = None  # authenticates with private_key_jwt
+    grant_types: tuple[str, ...] = ("authorization_code", "refresh_token")
 
     def get_client_id(self) -> str:
         return self.client_id
@@ -61,6 +63,8 @@ class Client(ClientMixin):
         )
 
     def check_endpoint_auth_method(self, method: str, endpoint: str) -> bool:
+        if self.public_key is not None:
+            return method == "private_key_jwt"
         if self.client_secret is None:
             return method == "none"
         return method in ("client_secret_basic", "client_secret_post")
@@ -69,7 +73,7 @@ class Client(ClientMixin):
         return response_type == "code"
 
     def check_grant_type(self, grant_type: str) -> bool:
-        return grant_type in ("authorization_code", "refresh_token")
+        return grant_type in self.grant_types
 
 
 @dataclass

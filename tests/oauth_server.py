@@ -55,6 +55,14 @@ from oauth_authlib import (
     Token,
     User,
 )
+from oauth_machine_server import (
+    MACHINE_AUTH_METHODS,
+    MACHINE_GRANTS,
+    ClientCredentials,
+    Federation,
+    JWTBearer,
+    PrivateKeyJWT,
+)
 
 INTROSPECTOR = ("resource-server", "introspection-secret")  # a confidential client
 
@@ -84,7 +92,10 @@ class OAuthServer:
     ``authorization_endpoint`` (advertised instead of the real one), ``cimd`` and ``dcr``
     (whether metadata documents and registration are offered), ``metadata_at`` (which
     well-known URLs answer: ``"oauth"``, ``"oidc"``, ``"oidc-appended"``), ``grantable``
-    (the only scopes ever granted, when set), ``access_token_ttl`` (seconds).
+    (the only scopes ever granted, when set), ``access_token_ttl`` (seconds),
+    ``token_endpoint_auth_methods`` (advertised). The grants for machines
+    (:mod:`oauth_machine_server`) take clients made by :meth:`register_machine` and
+    assertions from issuers given to :meth:`federate`.
     """
 
     def __init__(
@@ -102,6 +113,9 @@ class OAuthServer:
         self.authlib = Authlib(self)
         self.authlib.register_grant(CodeGrant, [S256Only(required=True)])
         self.authlib.register_grant(RefreshGrant)
+        self.authlib.register_grant(ClientCredentials)
+        self.authlib.register_grant(JWTBearer)
+        self.authlib.register_client_auth_method("private_key_jwt", PrivateKeyJWT(self))
         self.authlib.register_endpoint(Registration)
         self.authlib.register_endpoint(Introspection)
         self.authlib.register_extension(IssuerExtension(self))
@@ -121,6 +135,8 @@ class OAuthServer:
         self.clients: dict[str, Client] = {}
         self.codes: dict[str, Code] = {}
         self.tokens: dict[str, Token] = {}  # by access token and by refresh token
+        self.federations: dict[str, Federation] = {}  # trusted issuers of assertions
+        self.token_endpoint_auth_methods = ["none", *MACHINE_AUTH_METHODS]
         self.register_client(INTROSPECTOR[0], redirect_uris=[], secret=INTROSPECTOR[1])
 
     @property
@@ -134,6 +150,22 @@ class OAuthServer:
         client = Client(client_id, list(redirect_uris), secret)
         self.clients[client_id] = client
         return client
+
+    def register_machine(
+        self, client_id: str, *, secret: str | None = None, public_key: Any = None
+    ) -> Client:
+        """A client for the grants for machines (a secret, or a public key for
+        ``private_key_jwt``; neither: a workload known by its assertions alone)."""
+        client = Client(client_id, [], secret, public_key=public_key, grant_types=MACHINE_GRANTS)
+        self.clients[client_id] = client
+        return client
+
+    def federate(
+        self, issuer: str, key: Any, client_id: str | None = None, *, id_jag: bool = False
+    ) -> None:
+        """Trust the assertions ``issuer`` signs with ``key``: a workload's JWT (its tokens
+        are for ``client_id``) or, with ``id_jag``, an identity provider's ID-JAGs."""
+        self.federations[issuer] = Federation(issuer, key, client_id, id_jag)
 
     def requests_to(self, path: str) -> list[Received]:
         return [r for r in self.received if r.path == path]
@@ -153,12 +185,8 @@ class OAuthServer:
             "introspection_endpoint": f"{base}/introspect",
             "scopes_supported": self.scopes_supported,
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
-            "token_endpoint_auth_methods_supported": [
-                "none",
-                "client_secret_basic",
-                "client_secret_post",
-            ],
+            "grant_types_supported": ["authorization_code", "refresh_token", *MACHINE_GRANTS],
+            "token_endpoint_auth_methods_supported": self.token_endpoint_auth_methods,
             "code_challenge_methods_supported": self.code_challenge_methods,
             "authorization_response_iss_parameter_supported": True,
             "client_id_metadata_document_supported": self.cimd,
@@ -176,12 +204,21 @@ class OAuthServer:
             "oidc-appended": f"{path}/.well-known/openid-configuration" if path else "",
         }
 
-    def issue(self, client: Client, scope: str | None, resource: str | None) -> dict[str, Any]:
-        """A JWT access token (RFC 9068) for ``resource``, and a refresh token."""
+    def issue(
+        self,
+        client: Client,
+        scope: str | None,
+        resource: str | None,
+        *,
+        subject: str = USER,
+        refresh: bool = True,
+    ) -> dict[str, Any]:
+        """A JWT access token (RFC 9068) for ``resource``, and a refresh token (unless not
+        ``refresh``)."""
         now = int(time.time())
         claims = {
             "iss": self.issuer,
-            "sub": USER,
+            "sub": subject,
             "aud": resource or client.client_id,
             "client_id": client.client_id,
             "scope": scope or "",
@@ -191,17 +228,19 @@ class OAuthServer:
         }
         header = {"alg": "RS256", "typ": "at+jwt", "kid": self.key.kid}
         access = jwt.encode(header, claims, self.key)
-        refresh = secrets.token_urlsafe(32)
+        refresh_token = secrets.token_urlsafe(32) if refresh else None
         token = Token(
-            access, refresh, client.client_id, scope or "", resource, claims["exp"], claims
+            access, refresh_token, client.client_id, scope or "", resource, claims["exp"], claims
         )
-        self.tokens[access] = self.tokens[refresh] = token
-        answer = {
+        self.tokens[access] = token
+        answer: dict[str, Any] = {
             "access_token": access,
             "token_type": "Bearer",
             "expires_in": self.access_token_ttl,
-            "refresh_token": refresh,
         }
+        if refresh_token is not None:
+            self.tokens[refresh_token] = token
+            answer["refresh_token"] = refresh_token
         if scope:
             answer["scope"] = scope
         return answer

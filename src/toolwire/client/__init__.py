@@ -3,6 +3,7 @@
 from .client import CallResult, Client
 from .host import Host
 from .oauth import OAuth
+from .oauth_machine import ClientCredentials, EnterpriseAuthorization, WorkloadIdentity
 from .primitives import Completion, PromptResult, ResourceResult
 from .skills import LoadedSkill, SkillMismatch
 from .sync import SyncClient
@@ -12,7 +13,9 @@ __all__ = [
     "TASKS",
     "CallResult",
     "Client",
+    "ClientCredentials",
     "Completion",
+    "EnterpriseAuthorization",
     "Host",
     "LoadedSkill",
     "OAuth",
@@ -20,4 +23,5 @@ __all__ = [
     "ResourceResult",
     "SkillMismatch",
     "SyncClient",
+    "WorkloadIdentity",
 ]

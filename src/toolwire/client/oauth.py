@@ -100,7 +100,13 @@ class OAuth:
     ``client_name``. ``scopes`` are asked for when the server's challenge names none (then
     its ``scopes_supported``). ``storage`` keeps tokens and registrations
     (:class:`~toolwire.client.oauth_storage.MemoryStorage` by default).
+
+    Programs with nobody to approve use the grants for machines instead
+    (:mod:`.oauth_machine`): :class:`~toolwire.client.ClientCredentials`,
+    :class:`~toolwire.client.WorkloadIdentity`, :class:`~toolwire.client.EnterpriseAuthorization`.
     """
+
+    interactive = True  # False: a grant for machines (no authorization endpoint, no PKCE)
 
     def __init__(
         self,
@@ -251,7 +257,7 @@ class OAuth:
         if known is not None:
             logger.info("%s is now authorized by %s (was %s)", url, issuer, known.issuer)
         authorization_server = await discover_authorization_server(
-            http, issuer, legacy=not metadata.url
+            http, issuer, legacy=not metadata.url, interactive=self.interactive
         )
         server = _Server(metadata.resource, metadata, issuer, authorization_server)
         self._servers[canonical_url(url)] = server

@@ -251,10 +251,12 @@ def legacy_endpoints(origin: str) -> ServerMetadata:
 
 
 async def discover_authorization_server(
-    http: Any, issuer: str, *, legacy: bool = False
+    http: Any, issuer: str, *, legacy: bool = False, interactive: bool = True
 ) -> ServerMetadata:
     """The metadata of the authorization server ``issuer`` (AU-10, AU-11, AU-29); with
-    ``legacy`` (a 2025-03-26 server's own origin), the default endpoints if it has none."""
+    ``legacy`` (a 2025-03-26 server's own origin), the default endpoints if it has none.
+    Without ``interactive`` (the grants for machines, which never open an authorization
+    endpoint) PKCE and an authorization endpoint are not required."""
     check_oauth_url(issuer, "authorization server")
     urls = authorization_server_metadata_urls(issuer)
     for url in urls:
@@ -266,14 +268,15 @@ async def discover_authorization_server(
                 f"The authorization server metadata at {url} names the issuer "
                 f"{document.get('issuer')!r}, not {issuer!r}: refusing it"
             )
-        if "S256" not in _strings(document.get("code_challenge_methods_supported")):
+        pkce = "S256" in _strings(document.get("code_challenge_methods_supported"))
+        if interactive and not pkce:
             raise ClientError(
                 f"The authorization server {issuer} does not offer PKCE with S256 "
                 "(code_challenge_methods_supported): refusing to authorize with it"
             )
-        authorize = check_oauth_url(
-            document.get("authorization_endpoint"), "authorization endpoint"
-        )
+        authorize = document.get("authorization_endpoint")
+        if interactive or authorize is not None:
+            authorize = check_oauth_url(authorize, "authorization endpoint")
         token = check_oauth_url(document.get("token_endpoint"), "token endpoint")
         registration = document.get("registration_endpoint")
         if registration is not None:
@@ -281,7 +284,7 @@ async def discover_authorization_server(
         methods = _strings(document.get("token_endpoint_auth_methods_supported"))
         return ServerMetadata(
             issuer=issuer,
-            authorization_endpoint=authorize,
+            authorization_endpoint=authorize or "",
             token_endpoint=token,
             registration_endpoint=registration,
             client_id_metadata_documents=document.get("client_id_metadata_document_supported")

@@ -37,17 +37,27 @@ async def _post(http: Any, endpoint: str, what: str, **request: Any) -> tuple[in
 
 
 async def request_tokens(
-    http: Any, endpoint: str, registration: Registration, grant: dict[str, str]
+    http: Any,
+    endpoint: str,
+    registration: Registration,
+    grant: dict[str, str],
+    *,
+    headers: dict[str, str] | None = None,
+    token_types: tuple[str, ...] = ("bearer",),
 ) -> JSON:
-    """The token endpoint's answer to ``grant`` (a successful one, or :class:`ClientError`)."""
-    headers = {"Accept": "application/json"}
+    """The token endpoint's answer to ``grant`` (a successful one, or :class:`ClientError`).
+
+    ``headers`` are added to the request (a proof of possession, say); ``token_types`` are
+    the ``token_type`` values accepted in the answer (lower case)."""
+    headers = {"Accept": "application/json", **(headers or {})}
     data = dict(grant)
     secret, method = registration.client_secret, registration.token_endpoint_auth_method
     if secret and method == "client_secret_basic":
         pair = f"{quote(registration.client_id, safe='')}:{quote(secret, safe='')}"
         headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
     else:
-        data["client_id"] = registration.client_id
+        if registration.client_id:  # a workload may authenticate by its assertion alone
+            data["client_id"] = registration.client_id
         if secret and method == "client_secret_post":
             data["client_secret"] = secret
     status, answer = await _post(http, endpoint, "token endpoint", data=data, headers=headers)
@@ -58,8 +68,10 @@ async def request_tokens(
             f"(HTTP {status}{f': {error}' if isinstance(error, str) else ''})"
         )
     access, kind = answer.get("access_token"), answer.get("token_type")
-    if not isinstance(access, str) or not access or str(kind).lower() != "bearer":
-        raise ClientError(f"The token endpoint {endpoint} returned no bearer access token")
+    if not isinstance(access, str) or not access or str(kind).lower() not in token_types:
+        raise ClientError(
+            f"The token endpoint {endpoint} returned no {' or '.join(token_types)} access token"
+        )
     return answer
 
 
