@@ -1,6 +1,7 @@
 """The client side: connect to any MCP server and use its tools, resources and prompts."""
 
 from .client import CallResult, Client
+from .dpop import DPoPKey
 from .host import Host
 from .oauth import OAuth
 from .primitives import Completion, PromptResult, ResourceResult
@@ -13,6 +14,7 @@ __all__ = [
     "CallResult",
     "Client",
     "Completion",
+    "DPoPKey",
     "Host",
     "LoadedSkill",
     "OAuth",
