@@ -14,11 +14,8 @@ No proof nor token reaches a log line or an error text.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
 import logging
-import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,7 +31,7 @@ from toolwire.auth import DPoPVerifier, JWTVerifier
 from toolwire.client import DPoPKey
 from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
 
-from mcp_spec import WireChecker
+from dpop_helpers import INITIALIZE, Holder, b64url, post, refused
 from oauth_authlib import Client as AuthlibClient
 from oauth_helpers import BOTH_ERAS, LEGACY, READ, TIMEOUT, Browser, files_server, resource_server
 from oauth_server import OAuthServer, Recorder, serve_protected
@@ -59,33 +56,6 @@ def dpop_protected(auth_server: OAuthServer, **options: Any) -> Iterator[Recorde
         yield recorder
 
 
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class Holder:
-    """A key of the test's own and proofs made with PyJWT, independent of toolwire."""
-
-    def __init__(self) -> None:
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        self.jwk = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.key.public_key()))
-        self.jkt = ECKey.import_key(self.jwk).thumbprint()
-
-    def proof(self, method: str, url: str, token: str | None, **claims: Any) -> str:
-        body: dict[str, Any] = {
-            "jti": secrets.token_urlsafe(16),
-            "htm": method,
-            "htu": url,
-            "iat": int(time.time()),
-        }
-        if token is not None:
-            body["ath"] = b64url(hashlib.sha256(token.encode()).digest())
-        body.update(claims)
-        body = {name: value for name, value in body.items() if value is not None}
-        headers = {"typ": "dpop+jwt", "jwk": self.jwk}
-        return jwt.encode(body, self.key, algorithm="ES256", headers=headers)
-
-
 def bound_token(auth_server: OAuthServer, resource: str, jkt: str | None) -> str:
     """An access token of the test authorization server, bound to ``jkt`` when given."""
     auth_server._binding = jkt
@@ -94,43 +64,6 @@ def bound_token(auth_server: OAuthServer, resource: str, jkt: str | None) -> str
         return str(auth_server.issue(client, READ, resource)["access_token"])
     finally:
         auth_server._binding = None
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": LEGACY,
-        "capabilities": {},
-        "clientInfo": {"name": "dpop-test", "version": "1"},
-    },
-}
-
-
-async def post(url: str, headers: dict[str, str], checker: WireChecker | None = None) -> Any:
-    """One initialize POST with ``headers``; a 200 answer is checked against the schema."""
-    async with httpx.AsyncClient(timeout=TIMEOUT) as http:
-        response = await http.post(
-            url,
-            json=INITIALIZE,
-            headers={"Accept": "application/json, text/event-stream", **headers},
-        )
-    if response.status_code == 200:
-        checker = checker or WireChecker(LEGACY)
-        checker.client_sent(INITIALIZE)
-        data = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
-        checker.server_sent(data[0] if data else response.text)
-    return response
-
-
-def refused(response: Any, error: str = "invalid_dpop_proof") -> str:
-    assert response.status_code == 401, response.text
-    challenge = response.headers["www-authenticate"]
-    assert challenge.startswith("DPoP ") and f'error="{error}"' in challenge
-    assert 'algs="ES256' in challenge
-    assert response.json()["error"] == error
-    return str(response.json().get("error_description", ""))
 
 
 # ---------------------------------------------------------------------------- the client
