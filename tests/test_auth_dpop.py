@@ -27,27 +27,38 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from joserfc.jwk import ECKey
 
-from toolwire.auth import DPoPVerifier, JWTVerifier
+from toolwire.auth import DPoPVerifier, IntrospectionVerifier, JWTVerifier
 from toolwire.client import DPoPKey
 from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
 
 from dpop_helpers import INITIALIZE, Holder, b64url, post, refused
 from oauth_authlib import Client as AuthlibClient
 from oauth_helpers import BOTH_ERAS, LEGACY, READ, TIMEOUT, Browser, files_server, resource_server
-from oauth_server import OAuthServer, Recorder, serve_protected
+from oauth_server import INTROSPECTOR, OAuthServer, Recorder, serve_protected
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(30)
 
 
 @contextmanager
-def dpop_protected(auth_server: OAuthServer, **options: Any) -> Iterator[Recorder]:
-    """The files server behind a resource server that accepts DPoP-bound tokens."""
+def dpop_protected(
+    auth_server: OAuthServer, introspect: bool = False, **options: Any
+) -> Iterator[Recorder]:
+    """The files server behind a resource server that accepts DPoP-bound tokens, checked
+    as JWTs (or by introspection, RFC 7662, with ``introspect``)."""
 
     def build(url: str) -> Any:
-        verifier = JWTVerifier(
+        verifier: Any = JWTVerifier(
             issuer=auth_server.issuer, audience=url, jwks_url=f"{auth_server.base}/jwks"
         )
+        if introspect:
+            verifier = IntrospectionVerifier(
+                f"{auth_server.base}/introspect",
+                client_id=INTROSPECTOR[0],
+                client_secret=INTROSPECTOR[1],
+                audience=url,
+                issuer=auth_server.issuer,
+            )
         auth = resource_server(url, auth_server.issuer, verifier)
         auth.dpop = DPoPVerifier(**options)
         return files_server().http_app("/mcp", auth=auth)
@@ -182,9 +193,12 @@ async def test_client_refuses_an_authorization_server_without_its_algorithm(
 # ---------------------------------------------------------------------------- the server
 
 
-async def test_resource_server_checks_every_part_of_the_proof(auth_server: OAuthServer) -> None:
+@pytest.mark.parametrize("introspect", [False, True], ids=["jwt", "introspection"])
+async def test_resource_server_checks_every_part_of_the_proof(
+    auth_server: OAuthServer, introspect: bool
+) -> None:
     holder, other = Holder(), Holder()
-    with dpop_protected(auth_server) as mcp:
+    with dpop_protected(auth_server, introspect) as mcp:
         url = mcp.url
         token = bound_token(auth_server, url, holder.jkt)
 
