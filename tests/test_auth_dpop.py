@@ -183,7 +183,8 @@ async def test_client_refuses_an_authorization_server_without_its_algorithm(
 ) -> None:
     auth_server.dpop = ["RS256"]
     auth_server.register_client("files-app", redirect_uris=[DEFAULT_REDIRECT_URI])
-    auth = OAuth(client_id="files-app", authorize=Browser(), dpop=True)
+    browser = Browser()
+    auth = OAuth(client_id="files-app", authorize=browser, dpop=True)
     with dpop_protected(auth_server) as mcp, pytest.raises(Exception, match="ES256"):
         async with checked_client(mcp.url, LEGACY, auth=auth) as client:
             await client.list_tools()

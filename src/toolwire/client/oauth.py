@@ -274,6 +274,7 @@ class OAuth:
         """The authorization code flow with PKCE S256; keeps the tokens it gets."""
         scopes = tuple(scopes)
         meta = server.authorization_server
+        self._dpop_for(server)  # a key the server cannot take fails before the person is asked
         registration = await self._registration(server, http)
         verifier = secrets.token_urlsafe(64)
         digest = hashlib.sha256(verifier.encode("ascii")).digest()
