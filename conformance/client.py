@@ -198,8 +198,9 @@ async def approve_without_user(url: str) -> str:
     return location
 
 
-async def run_auth(url: str) -> None:
-    """The auth/* scenarios: authorize, list the tools, call ``test-tool``."""
+async def run_auth(url: str, **options: Any) -> None:
+    """The auth/* scenarios: authorize, list the tools, call ``test-tool``; ``options`` go
+    to :class:`OAuth`."""
     from toolwire.client import OAuth
 
     given = context()
@@ -210,6 +211,7 @@ async def run_auth(url: str) -> None:
         client_name="toolwire-conformance",
         redirect_uri=AUTH_REDIRECT_URI,
         authorize=approve_without_user,
+        **options,
     )
     async with client(url, auth=auth) as c:
         await c.list_tools()
@@ -264,6 +266,12 @@ async def enterprise_managed(url: str) -> None:
         client_secret=given["client_secret"],
     )
     await call_test_tool(url, auth)
+
+
+@scenario("auth/dpop", "auth/dpop-nonce")
+async def dpop_bound_tokens(url: str) -> None:
+    """DPoP (SEP-1932): tokens bound to a key of the client's, a proof on every request."""
+    await run_auth(url, dpop=True)
 
 
 # ---------------------------------------------------------------- entry point

@@ -35,7 +35,8 @@ import uvicorn
 from authlib.common.urls import add_params_to_uri
 from authlib.oauth2 import OAuth2Error
 from joserfc import jwt
-from joserfc.jwk import RSAKey
+from joserfc.jwk import JWKRegistry, RSAKey
+from joserfc.jws import extract_compact
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -82,6 +83,7 @@ class Received:
     params: dict[str, str]
     json: Any = None
     authorization: str | None = None
+    dpop: str | None = None  # the DPoP proof header
 
 
 class OAuthServer:
@@ -93,7 +95,9 @@ class OAuthServer:
     (whether metadata documents and registration are offered), ``metadata_at`` (which
     well-known URLs answer: ``"oauth"``, ``"oidc"``, ``"oidc-appended"``), ``grantable``
     (the only scopes ever granted, when set), ``access_token_ttl`` (seconds),
-    ``token_endpoint_auth_methods`` (advertised). The grants for machines
+    ``token_endpoint_auth_methods`` (advertised); ``dpop`` (the DPoP algorithms advertised: a
+    token request with a valid proof gets a token bound to its key, ``cnf.jkt``, RFC 9449 §5)
+    and ``dpop_nonce`` (a nonce the proofs must carry). The grants for machines
     (:mod:`oauth_machine_server`) take clients made by :meth:`register_machine` and
     assertions from issuers given to :meth:`federate`.
     """
@@ -131,6 +135,9 @@ class OAuthServer:
         self.dcr = True
         self.metadata_at = {"oauth", "oidc", "oidc-appended"}
         self.grantable: set[str] | None = None
+        self.dpop: list[str] | None = None
+        self.dpop_nonce: str | None = None
+        self._binding: str | None = None  # the jkt of the token request being answered
         self.received: list[Received] = []
         self.clients: dict[str, Client] = {}
         self.codes: dict[str, Code] = {}
@@ -193,6 +200,8 @@ class OAuthServer:
         }
         if self.dcr:
             document["registration_endpoint"] = f"{base}/register"
+        if self.dpop is not None:
+            document["dpop_signing_alg_values_supported"] = self.dpop
         return document
 
     def metadata_paths(self) -> dict[str, str]:
@@ -226,6 +235,8 @@ class OAuthServer:
             "exp": now + self.access_token_ttl,
             "jti": secrets.token_hex(8),
         }
+        if self._binding is not None:
+            claims["cnf"] = {"jkt": self._binding}
         header = {"alg": "RS256", "typ": "at+jwt", "kid": self.key.kid}
         access = jwt.encode(header, claims, self.key)
         refresh_token = secrets.token_urlsafe(32) if refresh else None
@@ -235,7 +246,7 @@ class OAuthServer:
         self.tokens[access] = token
         answer: dict[str, Any] = {
             "access_token": access,
-            "token_type": "Bearer",
+            "token_type": "DPoP" if self._binding is not None else "Bearer",
             "expires_in": self.access_token_ttl,
         }
         if refresh_token is not None:
@@ -270,7 +281,8 @@ class OAuthServer:
                 return JSONResponse({"error": "invalid_request"}, 400)
         params = {**dict(query), **form}
         authorization = request.headers.get("authorization")
-        self.received.append(Received(request.method, path, params, data, authorization))
+        proof = request.headers.get("dpop")
+        self.received.append(Received(request.method, path, params, data, authorization, proof))
         for style, where in self.metadata_paths().items():
             if where and path == where:
                 if style in self.metadata_at:
@@ -280,7 +292,13 @@ class OAuthServer:
         if path == "/authorize" and request.method == "GET":
             return await self._authorize(oauth)
         if path == "/token" and request.method == "POST":
-            return self.authlib.create_token_response(oauth).response()
+            refused = self._dpop_refusal(request) if self.dpop is not None else None
+            if refused is not None:
+                return refused
+            try:
+                return self.authlib.create_token_response(oauth).response()
+            finally:
+                self._binding = None
         if path == "/introspect" and request.method == "POST":
             return self.authlib.create_endpoint_response("introspection", oauth).response()
         if path == "/register" and request.method == "POST" and self.dcr:
@@ -290,6 +308,36 @@ class OAuthServer:
         if path == "/jwks":
             return JSONResponse({"keys": [self.key.as_dict(private=False)]})
         return JSONResponse({"error": "not_found"}, 404)
+
+    def _dpop_refusal(self, request: Request) -> Response | None:
+        """Check a token request's DPoP proof (RFC 9449 §4.3) with joserfc; None when it
+        passes (or carries none), and the token will be bound to its key."""
+        proofs = request.headers.getlist("dpop")
+        if not proofs:
+            return None
+
+        def refuse(error: str, headers: dict[str, str] | None = None) -> Response:
+            return JSONResponse({"error": error}, 400, headers)
+
+        try:
+            key = JWKRegistry.import_key(extract_compact(proofs[0].encode()).headers()["jwk"])
+            token = jwt.decode(proofs[0], key, algorithms=self.dpop)
+        except Exception:
+            return refuse("invalid_dpop_proof")
+        claims = token.claims
+        if (
+            len(proofs) != 1
+            or token.header.get("typ") != "dpop+jwt"
+            or claims.get("htm") != "POST"
+            or claims.get("htu") != f"{self.base}/token"
+            or abs(time.time() - claims.get("iat", 0)) > 60
+            or not claims.get("jti")
+        ):
+            return refuse("invalid_dpop_proof")
+        if self.dpop_nonce is not None and claims.get("nonce") != self.dpop_nonce:
+            return refuse("use_dpop_nonce", {"DPoP-Nonce": self.dpop_nonce})
+        self._binding = key.thumbprint()
+        return None
 
     async def _authorize(self, request: FormRequest) -> Response:
         client_id = request.payload.client_id or ""
@@ -370,6 +418,7 @@ class Seen:
     query: str
     authorization: str | None
     status: int | None = None
+    dpop: str | None = None  # the DPoP proof header
 
 
 class Recorder:
@@ -412,6 +461,7 @@ class Recorder:
             scope["path"],
             scope.get("query_string", b"").decode("latin-1"),
             headers.get("authorization"),
+            dpop=headers.get("dpop"),
         )
         self._note(entry)
         for refusal in self.refusals:

@@ -3,7 +3,8 @@
 ``Server(name, auth=ResourceServer(...))`` protects the server's HTTP endpoint: see
 :mod:`toolwire.auth.resource`. Verifiers turn a bearer token into an :class:`AccessToken`:
 :class:`StaticTokens` (pre-shared tokens), :class:`JWTVerifier` (JWT access tokens and the
-authorization server's JWKS) and :class:`IntrospectionVerifier` (RFC 7662). The last two
+authorization server's JWKS) and :class:`IntrospectionVerifier` (RFC 7662). :class:`DPoPVerifier` adds DPoP-bound tokens
+(RFC 9449). The last two
 need the ``auth`` extra (PyJWT, httpx), imported only when they are made.
 
 Only the token model is loaded with ``toolwire`` (every server checks per-tool scopes);
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .tokens import AccessToken, covers, missing
 
 if TYPE_CHECKING:
+    from .dpop import DPoPVerifier
     from .introspection import IntrospectionVerifier
     from .jwt_verifier import JWTVerifier
     from .resource import AuthFailure, ResourceServer
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "AuthFailure": ".resource",
+    "DPoPVerifier": ".dpop",
     "IntrospectionVerifier": ".introspection",
     "InvalidToken": ".verifiers",
     "JWTVerifier": ".jwt_verifier",
@@ -37,6 +40,7 @@ _LAZY = {
 __all__ = [
     "AccessToken",
     "AuthFailure",
+    "DPoPVerifier",
     "IntrospectionVerifier",
     "InvalidToken",
     "JWTVerifier",

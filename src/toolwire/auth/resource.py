@@ -44,6 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ToolwireError
+from .dpop import DPoPVerifier
 from .tokens import AccessToken, covers
 from .verifiers import InvalidToken, TokenVerifier, VerifierUnavailable, token_digest
 
@@ -65,12 +66,14 @@ class AuthFailure(ToolwireError):
         www_authenticate: str | None,
         error: str | None = None,
         description: str = "",
+        dpop_nonce: str | None = None,
     ) -> None:
         super().__init__(f"{status} {error or ''} {description}".strip())
         self.status = status
         self.www_authenticate = www_authenticate
         self.error = error
         self.description = description
+        self.dpop_nonce = dpop_nonce  # the DPoP-Nonce header of a use_dpop_nonce answer
 
 
 class ResourceServer:
@@ -87,6 +90,7 @@ class ResourceServer:
         scope_hierarchy: Mapping[str, Iterable[str]] | None = None,
         resource_name: str | None = None,
         resource_documentation: str | None = None,
+        dpop: DPoPVerifier | None = None,
     ) -> None:
         parts = urlsplit(resource)
         if (
@@ -114,6 +118,7 @@ class ResourceServer:
         )
         self.resource_name = resource_name
         self.resource_documentation = resource_documentation
+        self.dpop = dpop  # DPoP-bound tokens (RFC 9449): toolwire.auth.dpop
         origin = f"{parts.scheme.lower()}://{parts.netloc.lower()}"
         path = parts.path.rstrip("/")
         inserted = WELL_KNOWN + path  # RFC 9728 §3.1: between the host and the path
@@ -123,7 +128,11 @@ class ResourceServer:
             self.metadata_url = origin + inserted
             self.metadata_paths = (inserted,) if not path else (inserted, WELL_KNOWN)
         self._needed = " ".join(s for s in self.required_scopes if s != "offline_access")
-        self._missing_challenge = self.challenge(scope=self._needed or None)
+
+    @property
+    def _missing_challenge(self) -> str:
+        """The challenge of a request without (usable) credentials."""
+        return self.challenge(scope=self._needed or None)
 
     def metadata(self) -> dict[str, Any]:
         """The RFC 9728 Protected Resource Metadata document (AU-03)."""
@@ -138,6 +147,8 @@ class ResourceServer:
             document["resource_name"] = self.resource_name
         if self.resource_documentation:
             document["resource_documentation"] = self.resource_documentation
+        if self.dpop is not None:
+            document.update(self.dpop.metadata())
         return document
 
     def challenge(
@@ -153,16 +164,94 @@ class ResourceServer:
             params.append(f'resource_metadata="{self.metadata_url}"')
         if description:
             params.append(f'error_description="{NOT_QUOTABLE.sub("", description)}"')
-        return "Bearer " + ", ".join(params) if params else "Bearer"
+        bearer = "Bearer " + ", ".join(params) if params else "Bearer"
+        if self.dpop is None:
+            return bearer
+        dpop = "DPoP " + self.dpop.challenge(
+            None if error == "invalid_token" else error  # no dpop error when the token is bad
+        )
+        if self.metadata_url is not None:
+            dpop += f', resource_metadata="{self.metadata_url}"'
+        return dpop if self.dpop.required else f"{bearer}, {dpop}"
 
-    async def authenticate(self, authorization: str | None) -> AccessToken:
-        """The caller behind an ``Authorization`` header value, or :class:`AuthFailure`."""
+    def dpop_challenge(self, error: str, description: str) -> str:
+        """A ``DPoP`` challenge for a refused proof."""
+        assert self.dpop is not None
+        value = "DPoP " + self.dpop.challenge(error, NOT_QUOTABLE.sub("", description))
+        if self.metadata_url is not None:
+            value += f', resource_metadata="{self.metadata_url}"'
+        return value
+
+    async def authenticate(
+        self,
+        authorization: str | None,
+        *,
+        method: str = "POST",
+        proofs: tuple[str, ...] = (),
+        urls: tuple[str, ...] = (),
+        store: Any = None,
+    ) -> AccessToken:
+        """The caller behind an ``Authorization`` header value, or :class:`AuthFailure`.
+
+        With ``dpop`` configured, a ``DPoP`` token is checked with the request's ``method``,
+        its ``DPoP`` header values (``proofs``), the ``urls`` it was sent to (besides the
+        resource URL) and the session ``store`` (the replay cache)."""
         if authorization is None:
             raise AuthFailure(401, self._missing_challenge, None, "An access token is required")
         scheme, _, token = authorization.strip().partition(" ")
-        if scheme.lower() != "bearer":  # other credentials are no bearer token at all
+        kind = scheme.lower()
+        if kind == "dpop" and self.dpop is not None:
+            caller = await self._verified(token.strip())
+            await self._check_proof(caller, token.strip(), method, proofs, urls, store)
+            return self._checked(caller, token.strip())
+        if kind != "bearer" or (self.dpop is not None and self.dpop.required):
             raise AuthFailure(401, self._missing_challenge, None, "A Bearer token is required")
-        token = token.strip()
+        caller = await self._verified(token.strip())
+        if _bound_key(caller) is not None:  # RFC 9449 §7.2: a bound token needs its proof
+            description = "The access token is bound to a DPoP key: present it with DPoP"
+            raise AuthFailure(
+                401,
+                self.challenge("invalid_token", description, self._needed or None),
+                "invalid_token",
+                description,
+            )
+        return self._checked(caller, token.strip())
+
+    async def _check_proof(
+        self,
+        caller: AccessToken,
+        token: str,
+        method: str,
+        proofs: tuple[str, ...],
+        urls: tuple[str, ...],
+        store: Any,
+    ) -> None:
+        from .dpop import DPoPFailure
+
+        assert self.dpop is not None
+        jkt = _bound_key(caller)
+        if jkt is None:
+            description = "The access token is not bound to a DPoP key"
+            raise AuthFailure(
+                401,
+                self.challenge("invalid_token", description, self._needed or None),
+                "invalid_token",
+                description,
+            )
+        try:
+            await self.dpop.check(proofs, method, (self.resource, *urls), token, jkt, store)
+        except DPoPFailure as failure:
+            logger.debug("Refused a DPoP proof: %s", failure.description)
+            raise AuthFailure(
+                401,
+                self.dpop_challenge(failure.error, failure.description),
+                failure.error,
+                failure.description,
+                failure.nonce,
+            ) from None
+
+    async def _verified(self, token: str) -> AccessToken:
+        """The verifier's reading of ``token``, or :class:`AuthFailure`."""
         if not TOKEN68.fullmatch(token):
             description = "The Authorization header does not hold a bearer token"
             raise AuthFailure(
@@ -185,6 +274,10 @@ class ResourceServer:
             raise AuthFailure(
                 503, None, "temporarily_unavailable", "The access token could not be checked"
             ) from None
+        return caller
+
+    def _checked(self, caller: AccessToken, token: str) -> AccessToken:
+        """``caller`` once its scopes are enough; a token naming nobody gets its digest."""
         if self.required_scopes and not covers(
             caller.scopes, self.required_scopes, self.scope_hierarchy
         ):
@@ -212,6 +305,14 @@ class ResourceServer:
         close = getattr(self.verifier, "aclose", None)
         if close is not None:
             await close()
+
+
+def _bound_key(caller: Any) -> str | None:
+    """The ``cnf.jkt`` of a verified token: the thumbprint of the key it is bound to."""
+    claims = getattr(caller, "claims", None)
+    cnf = claims.get("cnf") if isinstance(claims, Mapping) else None
+    jkt = cnf.get("jkt") if isinstance(cnf, Mapping) else None
+    return jkt if isinstance(jkt, str) else None
 
 
 def _scopes(scopes: Iterable[str]) -> list[str]:

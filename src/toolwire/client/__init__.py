@@ -1,6 +1,7 @@
 """The client side: connect to any MCP server and use its tools, resources and prompts."""
 
 from .client import CallResult, Client
+from .dpop import DPoPKey
 from .host import Host
 from .oauth import OAuth
 from .oauth_machine import ClientCredentials, EnterpriseAuthorization, WorkloadIdentity
@@ -15,6 +16,7 @@ __all__ = [
     "Client",
     "ClientCredentials",
     "Completion",
+    "DPoPKey",
     "EnterpriseAuthorization",
     "Host",
     "LoadedSkill",

@@ -41,6 +41,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..auth.verifiers import canonical_url
 from ..errors import ClientError
+from .dpop import DPoPKey
 from .oauth_browser import BrowserAuthorization
 from .oauth_discovery import (
     Challenge,
@@ -78,7 +79,10 @@ class _Server:
 
 
 def _bearer(tokens: Tokens | None) -> str | None:
-    return f"Bearer {tokens.access_token}" if tokens is not None else None
+    """The ``Authorization`` value of ``tokens``: ``Bearer``, or ``DPoP`` for a bound token."""
+    if tokens is None:
+        return None
+    return f"{'DPoP' if tokens.token_type == 'DPoP' else 'Bearer'} {tokens.access_token}"
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:
@@ -101,6 +105,11 @@ class OAuth:
     its ``scopes_supported``). ``storage`` keeps tokens and registrations
     (:class:`~toolwire.client.oauth_storage.MemoryStorage` by default).
 
+    ``dpop=True`` (a new ES256 key) or ``dpop=DPoPKey(private_key)`` asks for access tokens
+    bound to that key (RFC 9449, :mod:`.dpop`) wherever the authorization server supports
+    DPoP; a server whose metadata does not list ``dpop_signing_alg_values_supported``
+    issues bearer tokens as before.
+
     Programs with nobody to approve use the grants for machines instead
     (:mod:`.oauth_machine`): :class:`~toolwire.client.ClientCredentials`,
     :class:`~toolwire.client.WorkloadIdentity`, :class:`~toolwire.client.EnterpriseAuthorization`.
@@ -118,6 +127,7 @@ class OAuth:
         scopes: Iterable[str] | str | None = None,
         authorize: Authorize | None = None,
         storage: TokenStorage | None = None,
+        dpop: bool | DPoPKey = False,
     ) -> None:
         if client_metadata_url is not None:
             check_oauth_url(client_metadata_url, "client metadata document URL")
@@ -129,6 +139,7 @@ class OAuth:
         self.scopes = tuple(scopes.split() if isinstance(scopes, str) else scopes or ())
         self.authorize: Authorize = authorize or BrowserAuthorization(redirect_uri)
         self.storage: TokenStorage = storage if storage is not None else MemoryStorage()
+        self.dpop: DPoPKey | None = DPoPKey() if dpop is True else (dpop or None)
         self._servers: dict[str, _Server] = {}
         self._lock = asyncio.Lock()
 
@@ -269,6 +280,7 @@ class OAuth:
         """The authorization code flow with PKCE S256; keeps the tokens it gets."""
         scopes = tuple(scopes)
         meta = server.authorization_server
+        self._dpop_for(server)  # a key the server cannot take fails before the person is asked
         registration = await self._registration(server, http)
         verifier = secrets.token_urlsafe(64)
         digest = hashlib.sha256(verifier.encode("ascii")).digest()
@@ -352,11 +364,26 @@ class OAuth:
         refresh_token: str | None = None,
     ) -> Tokens:
         endpoint = server.authorization_server.token_endpoint
-        answer = await request_tokens(http, endpoint, registration, data)
+        answer = await request_tokens(http, endpoint, registration, data, self._dpop_for(server))
         tokens = tokens_from(answer, requested, granted, refresh_token)
         server.tokens = tokens
         await self.storage.save_tokens(server.issuer, server.resource, tokens)
         return tokens
+
+    def _dpop_for(self, server: _Server) -> DPoPKey | None:
+        """The DPoP key to bind tokens of ``server``'s authorization server to, if any."""
+        if self.dpop is None:
+            return None
+        algorithms = server.authorization_server.raw.get("dpop_signing_alg_values_supported")
+        if algorithms is None:
+            logger.info("%s does not support DPoP: using bearer tokens", server.issuer)
+            return None
+        if not self.dpop.supported_by(algorithms):
+            raise ClientError(
+                f"{server.issuer} does not accept DPoP proofs signed with {self.dpop.alg} "
+                f"(it accepts {algorithms!r}): give OAuth(dpop=DPoPKey(key)) a key it accepts"
+            )
+        return self.dpop
 
     # ------------------------------------------------------------ the client's identity
 

@@ -78,9 +78,10 @@ def parse_challenges(header: str) -> list[tuple[str, dict[str, str]]]:
 
 
 def bearer_challenge(header: str | None) -> Challenge:
-    """The ``Bearer`` challenge of a ``WWW-Authenticate`` header (empty if there is none)."""
+    """The ``Bearer`` (or ``DPoP``, RFC 9449 §7.1) challenge of a ``WWW-Authenticate``
+    header (empty if there is none)."""
     for scheme, params in parse_challenges(header or ""):
-        if scheme.lower() == "bearer":
+        if scheme.lower() in ("bearer", "dpop"):
             return Challenge(
                 resource_metadata=params.get("resource_metadata") or None,
                 scopes=tuple(params.get("scope", "").split()),

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from ..errors import ClientError
+from .dpop import DPoPKey
 from .oauth_discovery import FETCH_TIMEOUT, is_loopback
 from .oauth_storage import Registration, Tokens
 
@@ -24,12 +25,17 @@ logger = logging.getLogger("toolwire.client")
 JSON = dict[str, Any]
 
 
-async def _post(http: Any, endpoint: str, what: str, **request: Any) -> tuple[int, Any]:
-    """POST to ``endpoint``: the status and the JSON answer (None if it is not JSON)."""
+async def _post(
+    http: Any, endpoint: str, what: str, *, seen: dict[str, str] | None = None, **request: Any
+) -> tuple[int, Any]:
+    """POST to ``endpoint``: the status and the JSON answer (None if it is not JSON);
+    ``seen`` receives the answer's ``DPoP-Nonce``, if any."""
     try:
         response = await http.post(endpoint, timeout=FETCH_TIMEOUT, **request)
     except Exception as exc:
         raise ClientError(f"The {what} {endpoint} is unreachable: {exc}") from exc
+    if seen is not None and response.headers.get("dpop-nonce"):
+        seen["nonce"] = response.headers["dpop-nonce"]
     try:
         return response.status_code, response.json()
     except ValueError:
@@ -41,15 +47,16 @@ async def request_tokens(
     endpoint: str,
     registration: Registration,
     grant: dict[str, str],
+    dpop: DPoPKey | None = None,
     *,
-    headers: dict[str, str] | None = None,
     token_types: tuple[str, ...] = ("bearer",),
 ) -> JSON:
     """The token endpoint's answer to ``grant`` (a successful one, or :class:`ClientError`).
 
-    ``headers`` are added to the request (a proof of possession, say); ``token_types`` are
-    the ``token_type`` values accepted in the answer (lower case)."""
-    headers = {"Accept": "application/json", **(headers or {})}
+    ``token_types`` are the ``token_type`` values accepted in the answer (lower case). With
+    ``dpop``, the request carries a DPoP proof (RFC 9449 §5), sent once more with the
+    server's nonce when it answers ``use_dpop_nonce`` (§8), and a DPoP token is accepted."""
+    headers = {"Accept": "application/json"}
     data = dict(grant)
     secret, method = registration.client_secret, registration.token_endpoint_auth_method
     if secret and method == "client_secret_basic":
@@ -60,7 +67,19 @@ async def request_tokens(
             data["client_id"] = registration.client_id
         if secret and method == "client_secret_post":
             data["client_secret"] = secret
-    status, answer = await _post(http, endpoint, "token endpoint", data=data, headers=headers)
+    for attempt in range(2 if dpop is not None else 1):
+        seen: dict[str, str] = {}
+        if dpop is not None:
+            headers["DPoP"] = dpop.proof("POST", endpoint)
+        status, answer = await _post(
+            http, endpoint, "token endpoint", data=data, headers=headers, seen=seen
+        )
+        if dpop is None:
+            break
+        dpop.remember_nonce(endpoint, seen.get("nonce"))
+        retry = status == 400 and isinstance(answer, dict) and seen.get("nonce")
+        if not (retry and answer.get("error") == "use_dpop_nonce" and attempt == 0):
+            break
     if status != 200 or not isinstance(answer, dict):
         error = answer.get("error") if isinstance(answer, dict) else None
         raise ClientError(
@@ -68,9 +87,10 @@ async def request_tokens(
             f"(HTTP {status}{f': {error}' if isinstance(error, str) else ''})"
         )
     access, kind = answer.get("access_token"), answer.get("token_type")
-    if not isinstance(access, str) or not access or str(kind).lower() not in token_types:
+    kinds = (*token_types, "dpop") if dpop is not None else token_types
+    if not isinstance(access, str) or not access or str(kind).lower() not in kinds:
         raise ClientError(
-            f"The token endpoint {endpoint} returned no {' or '.join(token_types)} access token"
+            f"The token endpoint {endpoint} returned no {' or '.join(kinds)} access token"
         )
     return answer
 
@@ -95,6 +115,7 @@ def tokens_from(
         expires_at=expires_at,
         scopes=tuple(scope.split()) if isinstance(scope, str) else granted,
         requested=requested,
+        token_type="DPoP" if str(answer.get("token_type")).lower() == "dpop" else "Bearer",
     )
 
 

@@ -28,6 +28,7 @@ class Tokens:
     expires_at: float | None = None  # Unix time
     scopes: tuple[str, ...] = ()  # granted (or, if the server did not say, requested)
     requested: tuple[str, ...] = ()  # the scopes asked for
+    token_type: str = "Bearer"  # or "DPoP": bound to the client's DPoP key (RFC 9449)
 
     def expired(self, now: float | None = None) -> bool:
         if self.expires_at is None:

@@ -157,7 +157,8 @@ class HttpApp(Answering):
             method = scope["method"]
             identity = None
             if self.auth is not None and method in ("POST", "GET", "DELETE"):
-                identity = await authenticate(self.auth, headers)  # before any body (SB-02)
+                # before any body (SB-02)
+                identity = await authenticate(self.auth, headers, scope, self.store)
             limits.current_client.set(limits.client_of(scope, identity))
             if method == "POST":
                 client = scope.get("client")  # tells 2026-07-28 callers apart without auth

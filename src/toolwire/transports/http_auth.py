@@ -13,6 +13,7 @@ With a :class:`~toolwire.auth.ResourceServer` configured, the HTTP app
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -61,13 +62,37 @@ class MetadataDocument:
         await send({"type": "http.response.body", "body": b"" if method == "HEAD" else self.body})
 
 
-async def authenticate(auth: ResourceServer, headers: dict[str, str]) -> AccessToken:
+async def authenticate(
+    auth: ResourceServer,
+    headers: dict[str, str],
+    scope: Mapping[str, Any] | None = None,
+    store: Any = None,
+) -> AccessToken:
     """The caller, or a :class:`Rejection` carrying the challenge. Only the
-    ``Authorization`` header counts: a token in the query string is never read (AU-17)."""
+    ``Authorization`` header counts: a token in the query string is never read (AU-17).
+    With DPoP configured, the request's proofs, method and URL (from the ASGI ``scope``)
+    and the session ``store`` go along."""
     try:
-        return await auth.authenticate(headers.get("authorization"))
+        if scope is None or getattr(auth, "dpop", None) is None:
+            return await auth.authenticate(headers.get("authorization"))
+        proofs = tuple(v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"dpop")
+        return await auth.authenticate(
+            headers.get("authorization"),
+            method=scope.get("method", "POST"),
+            proofs=proofs,
+            urls=_request_urls(scope, headers),
+            store=store,
+        )
     except AuthFailure as failure:
         raise rejection(failure) from None
+
+
+def _request_urls(scope: Mapping[str, Any], headers: dict[str, str]) -> tuple[str, ...]:
+    """The URL a request was sent to, as its Host header and path say."""
+    host = headers.get("host")
+    if not host:
+        return ()
+    return (f"{scope.get('scheme', 'http')}://{host}{scope.get('path', '')}",)
 
 
 def rejection(failure: AuthFailure) -> Rejection:
@@ -79,6 +104,9 @@ def rejection(failure: AuthFailure) -> Rejection:
         headers.append((b"www-authenticate", failure.www_authenticate.encode("latin-1")))
     if failure.status == 503:
         headers.append((b"retry-after", b"5"))
+    nonce = getattr(failure, "dpop_nonce", None)
+    if nonce:
+        headers.append((b"dpop-nonce", nonce.encode("ascii")))
     return Rejection(
         failure.status,
         failure.description,

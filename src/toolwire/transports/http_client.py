@@ -161,7 +161,7 @@ class HttpClientTransport(QueueReceiver):
             if self.session_id is not None:  # end the session politely (HT-23)
                 with contextlib.suppress(Exception):
                     headers = self._headers(None)
-                    await self._authorization(headers)
+                    await self._authorization(headers, "DELETE")
                     await self._http.delete(self.url, headers=headers)
             await self._http.aclose()
             self._http = None
@@ -239,11 +239,11 @@ class HttpClientTransport(QueueReceiver):
 
     # ------------------------------------------------------------ authorization
 
-    async def _authorization(self, headers: dict[str, str]) -> str | None:
+    async def _authorization(self, headers: dict[str, str], method: str = "POST") -> str | None:
         """Put the ``Authorization`` header in ``headers``; returns its value."""
         if self.auth is None:
             return None
-        return await authorize_request(self.auth, self.url, self._http, headers)
+        return await authorize_request(self.auth, self.url, self._http, headers, method)
 
     @contextlib.asynccontextmanager
     async def _open(
@@ -252,7 +252,7 @@ class HttpClientTransport(QueueReceiver):
         """The streamed response to a request, sent again after a 401/403 the authorization
         scheme could answer."""
         for attempt in range(MAX_AUTH_RETRIES + 1):
-            sent = await self._authorization(headers)
+            sent = await self._authorization(headers, method)
             async with self._http.stream(
                 method, self.url, content=content, headers=headers
             ) as response:

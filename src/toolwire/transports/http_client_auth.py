@@ -45,14 +45,22 @@ class HttpAuth(Protocol):
 
 
 async def authorize_request(
-    auth: str | HttpAuth, url: str, http: Any, headers: dict[str, str]
+    auth: str | HttpAuth, url: str, http: Any, headers: dict[str, str], method: str = "POST"
 ) -> str | None:
-    """Put the ``Authorization`` header for ``auth`` in ``headers``; returns its value."""
+    """Put the ``Authorization`` header for ``auth`` in ``headers``; returns its value.
+
+    A ``DPoP`` value gets a fresh proof of ``auth.dpop`` (``toolwire.client.dpop.DPoPKey``)
+    for ``method`` and ``url`` in the ``DPoP`` header (RFC 9449 §7.1)."""
     value = f"Bearer {auth}" if isinstance(auth, str) else await auth.header(url, http)
     if value:
         headers["Authorization"] = value
     else:
         headers.pop("Authorization", None)
+    dpop = getattr(auth, "dpop", None)
+    if value and dpop is not None and value[:5].lower() == "dpop ":
+        headers["DPoP"] = dpop.proof(method, url, value[5:].strip())
+    else:
+        headers.pop("DPoP", None)
     return value
 
 
@@ -62,10 +70,17 @@ async def answer_challenge(
     """True when ``auth`` answered the 401/403 ``response`` and the request should be sent
     again; :class:`AuthFailed` when it tried and could not."""
     status = response.status_code
-    if auth is None or isinstance(auth, str) or status not in (401, 403):
+    if auth is None or isinstance(auth, str):
+        return False
+    dpop = getattr(auth, "dpop", None)
+    if dpop is not None:  # the server's latest DPoP nonce, on any answer (RFC 9449 §9)
+        dpop.remember_nonce(url, response.headers.get("dpop-nonce"))
+    if status not in (401, 403):
         return False
     await response.aread()
     challenge = response.headers.get("www-authenticate")
+    if dpop is not None and status == 401 and dpop.nonce_retry(url, challenge):
+        return True  # sent again with the nonce asked for
     try:
         return await auth.challenge(url, http, status, challenge, sent, attempt)
     except ClientError as exc:

@@ -26,6 +26,7 @@ import contextlib
 import logging
 import math
 import os
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -36,6 +37,7 @@ logger = logging.getLogger("toolwire")
 
 JSON = dict[str, Any]
 _T = TypeVar("_T")
+CLAIMS_PRUNE_AT = 10_000  # expired once-only marks are dropped past this many
 SLICE = 1.0  # seconds one blocking read of an event log waits, well under any socket timeout
 
 
@@ -99,6 +101,12 @@ class SessionStore(Protocol):
 
     async def worker_alive(self, instance: str) -> bool: ...
 
+    # Once-only marks and shared secrets (DPoP proof replay, DPoP nonces:
+    # toolwire.auth.dpop), seen alike by every worker.
+    async def claim(self, key: str, ttl_s: float) -> bool: ...
+
+    async def shared_secret(self, name: str) -> bytes: ...
+
 
 class MemoryStore:
     """One process: sessions and event logs stay in the HTTP app's own memory."""
@@ -154,6 +162,30 @@ class MemoryStore:
 
     async def worker_alive(self, instance: str) -> bool:
         return True
+
+    _claims: dict[str, float] | None = None
+    _secrets: dict[str, bytes] | None = None
+
+    async def claim(self, key: str, ttl_s: float) -> bool:
+        """True the first time ``key`` is claimed within ``ttl_s`` seconds."""
+        now = time.monotonic()
+        if self._claims is None:
+            self._claims = {}
+        claims = self._claims
+        if len(claims) > CLAIMS_PRUNE_AT:
+            for old in [k for k, until in claims.items() if until <= now]:
+                del claims[old]
+        until = claims.get(key)
+        if until is not None and until > now:
+            return False
+        claims[key] = now + ttl_s
+        return True
+
+    async def shared_secret(self, name: str) -> bytes:
+        """A random secret named ``name``, the same for the life of this store."""
+        if self._secrets is None:
+            self._secrets = {}
+        return self._secrets.setdefault(name, os.urandom(32))
 
 
 @dataclass
@@ -424,6 +456,21 @@ class RedisStore:
     async def save_task(self, task_id: str, state: JSON, ttl_s: float) -> None:
         ttl = max(1, math.ceil(ttl_s))
         await self._call(self._client().set(self._task_key(task_id), orjson.dumps(state), ex=ttl))
+
+    async def claim(self, key: str, ttl_s: float) -> bool:
+        """True for the first worker to claim ``key`` within ``ttl_s`` seconds (SET NX)."""
+        ttl = max(1, math.ceil(ttl_s))
+        done = await self._call(
+            self._client().set(f"{self.prefix}:once:{key}", b"1", nx=True, ex=ttl)
+        )
+        return bool(done)
+
+    async def shared_secret(self, name: str) -> bytes:
+        """A random secret named ``name`` that every worker reads alike (the first sets it)."""
+        key = f"{self.prefix}:secret:{name}"
+        await self._call(self._client().set(key, os.urandom(32), nx=True))
+        value = await self._call(self._client().get(key))
+        return bytes(value)
 
     async def load_task(self, task_id: str) -> JSON | None:
         raw = await self._call(self._client().get(self._task_key(task_id)))
