@@ -1,11 +1,13 @@
 """DPoP across workers: two worker processes (tests/servers/dpop_worker.py) sharing a real
 redis-server through ``RedisStore``. A proof accepted by worker A is refused as a replay by
-worker B; a nonce worker A hands out is accepted by worker B; toolwire's client, with an
+worker B; a proof made with another key, for another URL or long ago is refused by either; a
+nonce worker A hands out is accepted by worker B; toolwire's client, with an
 ``auth=`` object of its own holding a ``DPoPKey``, gets through a nonce-asking worker."""
 
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -72,6 +74,26 @@ async def test_a_nonce_from_worker_a_is_good_on_worker_b(
         assert (
             await post(b.url, {"Authorization": f"DPoP {token}", "DPoP": proof})
         ).status_code == 200
+
+
+async def test_each_worker_refuses_a_bad_proof(redis_url: str, holder: Holder, token: str) -> None:
+    """Another key than the token's, another URL, a stale iat: refused by either worker."""
+    first, second = workers(redis_url, token, holder.jkt)
+    thief = Holder()
+    bad = {
+        "another key": thief.proof("POST", RESOURCE, token),
+        "another URL": holder.proof("POST", "https://elsewhere.example.test/mcp", token),
+        "a stale iat": holder.proof("POST", RESOURCE, token, iat=int(time.time()) - 3600),
+    }
+    with first as a, second as b:
+        for worker in (a, b):
+            for what, proof in bad.items():
+                answer = await post(worker.url, {"Authorization": f"DPoP {token}", "DPoP": proof})
+                assert answer.status_code == 401, what
+                refused(answer)
+            good = holder.proof("POST", RESOURCE, token)
+            ok = await post(worker.url, {"Authorization": f"DPoP {token}", "DPoP": good})
+            assert ok.status_code == 200
 
 
 class BoundToken:
