@@ -113,6 +113,10 @@ class MemoryStore:
 
     shared = False
 
+    def __init__(self) -> None:
+        self._claims: dict[str, float] = {}  # once-only marks -> when they expire
+        self._secrets: dict[str, bytes] = {}
+
     async def start(self, on_remote_change: Callable[[JSON], None]) -> None:
         return None
 
@@ -163,14 +167,9 @@ class MemoryStore:
     async def worker_alive(self, instance: str) -> bool:
         return True
 
-    _claims: dict[str, float] | None = None
-    _secrets: dict[str, bytes] | None = None
-
     async def claim(self, key: str, ttl_s: float) -> bool:
         """True the first time ``key`` is claimed within ``ttl_s`` seconds."""
         now = time.monotonic()
-        if self._claims is None:
-            self._claims = {}
         claims = self._claims
         if len(claims) > CLAIMS_PRUNE_AT:
             for old in [k for k, until in claims.items() if until <= now]:
@@ -183,8 +182,6 @@ class MemoryStore:
 
     async def shared_secret(self, name: str) -> bytes:
         """A random secret named ``name``, the same for the life of this store."""
-        if self._secrets is None:
-            self._secrets = {}
         return self._secrets.setdefault(name, os.urandom(32))
 
 
