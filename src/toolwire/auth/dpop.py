@@ -29,8 +29,10 @@ token ever reaches a log line or an error text.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -53,22 +55,19 @@ class DPoPFailure(Exception):
         self.nonce = nonce
 
 
-def _b64url(data: bytes) -> str:
-    import base64
-
+def b64url(data: bytes) -> str:
+    """Base64url without padding (JOSE)."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
 def jwk_thumbprint(jwk: dict[str, Any]) -> str:
-    """The RFC 7638 SHA-256 thumbprint of a public JWK."""
-    import json
-
+    """The RFC 7638 SHA-256 thumbprint of a public JWK (what ``cnf.jkt`` holds)."""
     members = {"EC": ("crv", "kty", "x", "y"), "RSA": ("e", "kty", "n"), "OKP": ("crv", "kty", "x")}
     names = members.get(str(jwk.get("kty")))
     if names is None or not all(isinstance(jwk.get(name), str) for name in names):
         raise ValueError("not a public EC, RSA or OKP key")
     canonical = json.dumps({n: jwk[n] for n in names}, separators=(",", ":"), sort_keys=True)
-    return _b64url(hashlib.sha256(canonical.encode()).digest())
+    return b64url(hashlib.sha256(canonical.encode()).digest())
 
 
 def normalized_url(url: str) -> tuple[str, str, int | None, str] | None:
@@ -169,7 +168,7 @@ class DPoPVerifier:
     async def _nonce_for(self, store: Any, period: int) -> str:
         secret = await store.shared_secret("dpop-nonce")
         mac = hmac.new(secret, str(period).encode(), hashlib.sha256).digest()
-        return f"{period}.{_b64url(mac[:18])}"
+        return f"{period}.{b64url(mac[:18])}"
 
     async def fresh_nonce(self, store: Any = None) -> str:
         """The nonce to hand out now."""
@@ -253,7 +252,7 @@ class DPoPVerifier:
             raise DPoPFailure(invalid, "The DPoP proof's iat is outside the accepted window")
         ath = hashlib.sha256(access_token.encode("ascii")).digest()
         if not isinstance(claims.get("ath"), str) or not hmac.compare_digest(
-            claims["ath"], _b64url(ath)
+            claims["ath"], b64url(ath)
         ):
             raise DPoPFailure(invalid, "The DPoP proof's ath is not the hash of the token")
         store = self._store(store)

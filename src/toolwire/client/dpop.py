@@ -19,22 +19,17 @@ on each request, and its nonces remembered.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
 import secrets
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..auth.dpop import b64url, jwk_thumbprint
 from ..errors import ClientError
 
 _CURVES = {"secp256r1": ("ES256", "P-256", 32), "secp384r1": ("ES384", "P-384", 48)}
 _CURVES["secp521r1"] = ("ES512", "P-521", 66)
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
 def _uint(value: int, size: int | None = None) -> str:
@@ -63,16 +58,6 @@ def public_jwk(key: Any) -> tuple[str, dict[str, str]]:
         raw = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         return "EdDSA", {"kty": "OKP", "crv": "Ed25519", "x": b64url(raw)}
     raise ValueError(f"A DPoP key is an EC, RSA or Ed25519 private key, not {type(key).__name__}")
-
-
-def thumbprint(jwk: dict[str, Any]) -> str:
-    """The RFC 7638 SHA-256 thumbprint of a public JWK (what ``cnf.jkt`` holds)."""
-    members = {"EC": ("crv", "kty", "x", "y"), "RSA": ("e", "kty", "n"), "OKP": ("crv", "kty", "x")}
-    names = members.get(str(jwk.get("kty")))
-    if names is None or not all(isinstance(jwk.get(name), str) for name in names):
-        raise ValueError("not a public EC, RSA or OKP JWK")
-    canonical = json.dumps({n: jwk[n] for n in names}, separators=(",", ":"), sort_keys=True)
-    return b64url(hashlib.sha256(canonical.encode()).digest())
 
 
 def token_hash(access_token: str) -> str:
@@ -112,7 +97,7 @@ class DPoPKey:
             key = serialization.load_pem_private_key(data, password=None)
         self._key = key
         self.alg, self.jwk = public_jwk(key)
-        self.jkt = thumbprint(self.jwk)
+        self.jkt = jwk_thumbprint(self.jwk)
         self._nonces: dict[str, str] = {}
         self._sent: dict[str, str | None] = {}
 
