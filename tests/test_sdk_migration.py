@@ -72,6 +72,9 @@ async def listening(command: list[str], announce: bytes) -> AsyncIterator[int]:
 
         yield await asyncio.wait_for(port(), START)
     finally:
+        if process.returncode is not None:  # it stopped while in use: say how
+            rest = await process.stderr.read()
+            print(f"{command} exited with {process.returncode}:", rest.decode(errors="replace"))
         if process.returncode is None:
             process.terminate()
             try:
