@@ -20,7 +20,8 @@ import httpx
 from toolwire import Context, Server
 from toolwire.auth import JWTVerifier, ResourceServer
 
-from oauth_server import OAuthServer, Recorder, serve_protected
+from oauth_machine_server import IdentityProvider
+from oauth_server import OAuthServer, Recorder, serve_asgi, serve_protected
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"
@@ -93,3 +94,18 @@ def protected(auth_server: OAuthServer, *required: str) -> Iterator[Recorder]:
 
 def tool_names(tools: list[dict[str, Any]]) -> set[str]:
     return {tool["name"] for tool in tools}
+
+
+@contextmanager
+def identity_provider(auth_server: OAuthServer) -> Iterator[IdentityProvider]:
+    """An enterprise identity provider on 127.0.0.1 whose client ``idp-agent`` is ``agent``
+    at ``auth_server``, which accepts the ID-JAGs it issues."""
+    from joserfc.jwk import ECKey
+
+    idp = IdentityProvider({"idp-agent": "agent"})
+    with serve_asgi(idp) as base:
+        idp.base = base
+        auth_server.federate(
+            idp.issuer, ECKey.import_key(idp.key.as_dict(private=False)), id_jag=True
+        )
+        yield idp

@@ -20,8 +20,6 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +33,9 @@ from toolwire.client import ClientCredentials, EnterpriseAuthorization, Workload
 from toolwire.client.oauth_storage import MemoryStorage
 from toolwire.errors import ClientError, Unauthorized
 
-from oauth_helpers import BOTH_ERAS, MODERN, READ, protected
-from oauth_machine_server import JWT_BEARER, IdentityProvider
-from oauth_server import OAuthServer, Recorder, serve_asgi
+from oauth_helpers import BOTH_ERAS, MODERN, READ, identity_provider, protected
+from oauth_machine_server import JWT_BEARER
+from oauth_server import OAuthServer, Recorder
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(30)
@@ -98,18 +96,6 @@ def expire(storage: MemoryStorage) -> None:
 
 def refusals(recorder: Recorder) -> int:
     return sum(1 for seen in recorder.seen if seen.path == "/mcp" and seen.status == 401)
-
-
-@contextmanager
-def identity_provider(auth_server: OAuthServer) -> Iterator[IdentityProvider]:
-    """An identity provider whose client ``idp-agent`` is ``agent`` at ``auth_server``."""
-    idp = IdentityProvider({"idp-agent": "agent"})
-    with serve_asgi(idp) as base:
-        idp.base = base
-        auth_server.federate(
-            idp.issuer, ECKey.import_key(idp.key.as_dict(private=False)), id_jag=True
-        )
-        yield idp
 
 
 # ---------------------------------------------------------------- client credentials
