@@ -129,7 +129,8 @@ def null_means_absent(arguments: dict[str, Any], schema: JSON) -> dict[str, Any]
 
     A strict export makes every optional property required and nullable, so a model sends
     ``null`` for the ones it leaves out; dropping them gives the server what it expects (the
-    default applies). Nested objects are handled too; a property ``schema`` requires is kept.
+    default applies). Nested objects are handled too; a ``null`` is kept where ``schema``
+    requires the property or accepts ``null`` for it.
     """
     out: dict[str, Any] = _drop_nulls(arguments, schema, schema.get("$defs") or {}, 0)
     return out
@@ -148,13 +149,26 @@ def _drop_nulls(value: Any, schema: Any, defs: JSON, depth: int) -> Any:
         required = set(schema.get("required") or ())
         out = {}
         for key, item in value.items():
-            if item is None and key in props and key not in required:
+            absent = item is None and key in props and key not in required
+            if absent and not _takes_null(props[key], defs):
                 continue
             out[key] = _drop_nulls(item, props.get(key), defs, depth + 1)
         return out
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [_drop_nulls(item, schema["items"], defs, depth + 1) for item in value]
     return value
+
+
+def _takes_null(schema: Any, defs: JSON) -> bool:
+    """``schema`` itself accepts ``null`` (then a ``null`` is a value, not an absence)."""
+    if not isinstance(schema, dict):
+        return schema is True
+    if not schema or "null" in _types(schema) or None in (schema.get("enum") or ()):
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+        return _takes_null(defs[ref[8:]], defs)
+    return any(_takes_null(s, defs) for s in schema.get("anyOf") or schema.get("oneOf") or ())
 
 
 # --- shared walking ---------------------------------------------------------------------------
