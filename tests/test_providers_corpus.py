@@ -25,15 +25,15 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+import schema_corpus
+from interop.fastmcp_venv import fastmcp_tasks_python
+from interop.npm import npm_package
+from interop.provider_sdks import provider_sdks_python
 from toolwire import Server
 from toolwire.client import CallResult
 from toolwire.client.host_exports import to_gemini_content
 from toolwire.providers import PROVIDERS, Unexpressible, export, problems
 
-import schema_corpus
-from interop.fastmcp_venv import fastmcp_tasks_python
-from interop.npm import npm_package
-from interop.provider_sdks import provider_sdks_python
 from wire import EXAMPLES, checked_client
 
 HERE = Path(__file__).parent
@@ -72,7 +72,12 @@ def toolwire_corpus() -> list[Entry]:
         for value in vars(module).values():
             if isinstance(value, Server):
                 entries += [
-                    (f"examples/{path.name}", t.name, t.description or "", t.definition["inputSchema"])
+                    (
+                        f"examples/{path.name}",
+                        t.name,
+                        t.description or "",
+                        t.definition["inputSchema"],
+                    )
                     for t in value.tools
                 ]
     return entries
@@ -91,8 +96,7 @@ def corpus() -> list[Entry]:
     command = [node, str(folder / "dist" / "index.js"), "stdio"]
     tools = asyncio.run(asyncio.wait_for(_everything_tools(command), 60))
     everything = [
-        ("server-everything", t["name"], t.get("description", ""), t["inputSchema"])
-        for t in tools
+        ("server-everything", t["name"], t.get("description", ""), t["inputSchema"]) for t in tools
     ]
     assert len(everything) >= 10
     return toolwire_corpus() + everything
