@@ -74,14 +74,7 @@ import json
 import re
 from typing import Any
 
-__all__ = [
-    "PROVIDERS",
-    "Unexpressible",
-    "export",
-    "name_problems",
-    "null_means_absent",
-    "problems",
-]
+__all__ = ["PROVIDERS", "Unexpressible", "export", "name_problems", "null_means_absent", "problems"]
 
 PROVIDERS = ("openai", "gemini", "anthropic")
 
