@@ -104,9 +104,11 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self.dependencies = settings.dependencies
         self.schema_profile = schema_profile
         # A server facing one LLM provider publishes its export (toolwire.server.facing).
-        from .facing import check_provider
+        self.provider: str | None = None
+        if provider is not None:
+            from .facing import check_provider
 
-        self.provider = check_provider(provider)
+            self.provider = check_provider(provider)
         # Defaults of the tools' own options of the same names (toolwire.safety).
         self.tool_defaults: dict[str, Any] = {
             "max_argument_depth": max_argument_depth,
