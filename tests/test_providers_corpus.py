@@ -40,6 +40,8 @@ HERE = Path(__file__).parent
 DOCS = HERE.parent / "docs" / "tools.md"
 EVERYTHING = "2026.8.31"  # the version tests/interop/test_client_vs_everything.py uses
 SDK_TIMEOUT = 300
+# The first run installs the providers' SDKs, FastMCP and server-everything (minutes at most).
+pytestmark = pytest.mark.timeout(900)
 
 Entry = tuple[str, str, str, dict[str, Any]]  # (source, tool name, description, input schema)
 
