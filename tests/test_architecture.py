@@ -42,6 +42,7 @@ LAYERS = {
     "_compat": 2,
     "docstrings": 2,
     "skillmd": 2,
+    "lint": 2,
     "types": 2,
     "auth": 2,
     "safety": 2,
