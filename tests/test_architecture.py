@@ -43,6 +43,7 @@ LAYERS = {
     "docstrings": 2,
     "skillmd": 2,
     "lint": 2,
+    "providers": 2,
     "types": 2,
     "auth": 2,
     "safety": 2,

@@ -72,21 +72,23 @@ RULES: dict[str, Rule] = {
         Rule(
             "provider-schema",
             ERROR,
-            "each chosen provider accepts the input schema as it is published",
-            "toolwire.providers.problems (the provider profiles)",
+            "each chosen provider can take the input schema, reshaped by its profile if need "
+            "be (parameter names included)",
+            "toolwire.providers: problems() that export() cannot fix",
+        ),
+        Rule(
+            "provider-reshaped",
+            WARNING,
+            "with --as-published only: each chosen provider takes the input schema unchanged "
+            "(hosts that forward schemas without reshaping them)",
+            "toolwire.providers: problems() that export() fixes",
         ),
         Rule(
             "provider-tool-name",
             ERROR,
             "each chosen provider accepts the tool's name",
-            "OpenAI and Anthropic: ^[a-zA-Z0-9_-]{1,64}$; Gemini: starts with a letter or _, "
-            "then a-z A-Z 0-9 _ . : -, at most 64 (function name rules of each API reference)",
-        ),
-        Rule(
-            "provider-param-name",
-            ERROR,
-            "each chosen provider accepts the parameter names",
-            "Anthropic Messages API: input_schema property keys match ^[a-zA-Z0-9_.-]{1,64}$",
+            "toolwire.providers.name_problems: ^[a-zA-Z0-9_-]{1,64}$ for OpenAI and "
+            "Anthropic, a letter or _ then [a-zA-Z0-9_.:-] (64 at most) for Gemini",
         ),
         Rule(
             "description-too-long",
@@ -123,14 +125,7 @@ RULES: dict[str, Rule] = {
 }
 
 SPEC_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
-# Function names each provider accepts, from their API references.
-PROVIDER_NAMES = {
-    "openai": re.compile(r"[a-zA-Z0-9_\-]{1,64}"),
-    "anthropic": re.compile(r"[a-zA-Z0-9_\-]{1,64}"),
-    "gemini": re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,63}"),
-}
-# Property names of an input schema, where a provider documents a rule.
-PROVIDER_PARAMS = {"anthropic": re.compile(r"[a-zA-Z0-9_.\-]{1,64}")}
+# Limits providers document beside the schema rules of toolwire.providers.
 DESCRIPTION_LIMITS = {"openai": 1024}
 TOOL_LIMITS = {"openai": 128}
 
@@ -140,7 +135,8 @@ class Finding:
     """One problem: ``rule`` (an id of :data:`RULES`), ``severity`` ("error" or "warning"),
     the server (``server``, its name; ``target``, as given), the item (``kind`` "tool",
     "prompt" or "server", and its ``name``), a JSON ``path`` inside the item ("" for the item
-    itself) and a one-line ``message`` that says what to change."""
+    itself), the ``provider`` a provider rule is about ("" for the others) and a one-line
+    ``message`` that says what to change."""
 
     rule: str
     severity: str
@@ -150,6 +146,7 @@ class Finding:
     name: str
     path: str
     message: str
+    provider: str = ""
 
     def as_dict(self) -> JSON:
         return asdict(self)
@@ -167,32 +164,33 @@ class Listing:
     prompts: list[JSON] = field(default_factory=list)
 
 
-def lint(listings: Sequence[Listing], providers: Iterable[str] | None = None) -> list[Finding]:
+def lint(
+    listings: Sequence[Listing],
+    providers: Iterable[str] | None = None,
+    *,
+    as_published: bool = False,
+) -> list[Finding]:
     """The findings of every rule over ``listings`` (several servers: one host's view), for
-    the ``providers`` given (all of :data:`toolwire.providers.PROVIDERS` by default, when that
-    module is present)."""
+    the ``providers`` given (all of :data:`toolwire.providers.PROVIDERS` by default).
+    ``as_published`` adds the ``provider-reshaped`` warnings: what a provider refuses in a
+    schema that its profile's export fixes (for hosts that forward schemas unchanged)."""
     chosen = list(known_providers() if providers is None else providers)
+    unknown = sorted(set(chosen) - set(known_providers()))
+    if unknown:
+        raise ValueError(f"unknown provider {unknown[0]!r}: one of {', '.join(known_providers())}")
     findings: list[Finding] = []
     for listing in listings:
-        findings += _server(listing, chosen)
+        findings += _server(listing, chosen, as_published)
     findings += _near_duplicates(listings)
     findings += _tool_count(listings, chosen)
     return findings
 
 
 def known_providers() -> tuple[str, ...]:
-    """The provider profiles there are rules for."""
-    profiles = _profiles()
-    names = tuple(profiles.PROVIDERS) if profiles is not None else ()
-    return names or tuple(PROVIDER_NAMES)
+    """The providers there are profiles for."""
+    from .providers import PROVIDERS
 
-
-def _profiles() -> Any:
-    try:
-        from . import providers  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return None
-    return providers
+    return tuple(PROVIDERS)
 
 
 # ---------------------------------------------------------------- one server
@@ -205,15 +203,18 @@ class _Out:
         self.listing = listing
         self.found: list[Finding] = []
 
-    def add(self, rule: str, kind: str, name: str, path: str, message: str) -> None:
-        listing = self.listing
-        severity = RULES[rule].severity
+    def add(
+        self, rule: str, kind: str, name: str, path: str, message: str, provider: str = ""
+    ) -> None:
+        listing, severity = self.listing, RULES[rule].severity
         self.found.append(
-            Finding(rule, severity, listing.target, listing.server, kind, name, path, message)
+            Finding(
+                rule, severity, listing.target, listing.server, kind, name, path, message, provider
+            )
         )
 
 
-def _server(listing: Listing, providers: list[str]) -> list[Finding]:
+def _server(listing: Listing, providers: list[str], as_published: bool) -> list[Finding]:
     out = _Out(listing)
     seen: set[str] = set()
     for tool in listing.tools:
@@ -222,7 +223,7 @@ def _server(listing: Listing, providers: list[str]) -> list[Finding]:
             out.add("duplicate-name", "tool", name, "name", "listed twice: rename one of them")
             continue
         seen.add(name)
-        _tool(out, tool, name, listing.revision, providers)
+        _tool(out, tool, name, listing.revision, providers, as_published)
     prompts: set[str] = set()
     for prompt in listing.prompts:
         name = str(prompt.get("name", ""))
@@ -234,9 +235,17 @@ def _server(listing: Listing, providers: list[str]) -> list[Finding]:
     return out.found
 
 
-def _tool(out: _Out, tool: JSON, name: str, revision: str | None, providers: list[str]) -> None:
-    spec_name = bool(SPEC_NAME.fullmatch(name))
-    if not spec_name:
+def _tool(
+    out: _Out,
+    tool: JSON,
+    name: str,
+    revision: str | None,
+    providers: list[str],
+    as_published: bool,
+) -> None:
+    from .providers import name_problems
+
+    if not SPEC_NAME.fullmatch(name):
         out.add(
             "tool-name",
             "tool",
@@ -246,18 +255,16 @@ def _tool(out: _Out, tool: JSON, name: str, revision: str | None, providers: lis
             f"{_suggest(name)!r})",
         )
     else:
-        refused = [
-            p for p in providers if p in PROVIDER_NAMES and not PROVIDER_NAMES[p].fullmatch(name)
-        ]
-        if refused:
-            out.add(
-                "provider-tool-name",
-                "tool",
-                name,
-                "name",
-                f"{', '.join(refused)} refuse this function name: use at most 64 characters of "
-                f"a-z A-Z 0-9 _ - (e.g. {_suggest(name)[:64]!r})",
-            )
+        for provider in providers:
+            for reason in name_problems(name, provider):
+                out.add(
+                    "provider-tool-name",
+                    "tool",
+                    name,
+                    "name",
+                    f"{reason}: rename it (e.g. {_suggest(name)[:64]!r})",
+                    provider,
+                )
     description = tool.get("description")
     if not (isinstance(description, str) and description.strip()):
         out.add(
@@ -278,13 +285,14 @@ def _tool(out: _Out, tool: JSON, name: str, revision: str | None, providers: lis
                     "description",
                     f"{len(description)} characters, {provider} takes at most {limit}: "
                     "shorten it (details can go in parameter descriptions)",
+                    provider,
                 )
     input_schema = tool.get("inputSchema")
     input_ok = _object_root(out, name, "inputSchema", input_schema, "input-schema-type")
     if input_ok and isinstance(input_schema, dict):
         _meta_schema(out, name, "inputSchema", input_schema)
-        _parameters(out, name, input_schema, providers)
-        _provider_schemas(out, name, input_schema, providers)
+        _parameters(out, name, input_schema)
+        _provider_schemas(out, name, input_schema, providers, as_published)
     output_schema = tool.get("outputSchema")
     if output_schema is not None:
         legacy = revision is not None and revision < MODERN
@@ -373,30 +381,17 @@ def _structural(schema: Any, path: str) -> list[tuple[str, str]]:
     return found
 
 
-def _parameters(out: _Out, name: str, schema: JSON, providers: list[str]) -> None:
+def _parameters(out: _Out, name: str, schema: JSON) -> None:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return
     for key, sub in properties.items():
-        path = f"inputSchema/properties/{key}"
-        refused = [
-            p for p in providers if p in PROVIDER_PARAMS and not PROVIDER_PARAMS[p].fullmatch(key)
-        ]
-        if refused:
-            out.add(
-                "provider-param-name",
-                "tool",
-                name,
-                path,
-                f"{', '.join(refused)} refuse the parameter name {key!r}: use at most 64 "
-                f"characters of a-z A-Z 0-9 _ . - (e.g. {_suggest(key)[:64]!r})",
-            )
         if isinstance(sub, dict) and not _described(sub):
             out.add(
                 "param-description",
                 "tool",
                 name,
-                path,
+                f"inputSchema/properties/{key}",
                 f"parameter {key!r} has no description: say what value it takes",
             )
 
@@ -407,13 +402,37 @@ def _described(schema: JSON) -> bool:
     return (isinstance(text, str) and bool(text.strip())) or "$ref" in schema
 
 
-def _provider_schemas(out: _Out, name: str, schema: JSON, providers: list[str]) -> None:
-    profiles = _profiles()
-    if profiles is None:
-        return
+def _provider_schemas(
+    out: _Out, name: str, schema: JSON, providers: list[str], as_published: bool
+) -> None:
+    """One finding per provider: what its export cannot fix (an error), and with
+    ``as_published`` what the export fixes (a warning)."""
+    from .providers import Unexpressible, export, problems
+
     for provider in providers:
-        for reason in profiles.problems(schema, provider):
-            out.add("provider-schema", "tool", name, "inputSchema", f"{provider}: {reason}")
+        found = problems(schema, provider)
+        if not found:
+            continue
+        try:
+            export(schema, provider)
+            fatal: list[str] = []
+        except Unexpressible as error:
+            fatal = list(error.reasons)
+        if fatal:
+            message = f"{provider} cannot take it: {'; '.join(fatal)}; change the type"
+            out.add("provider-schema", "tool", name, _reason_path(fatal[0]), message, provider)
+        elif as_published:
+            message = (
+                f"{provider} does not take it as published: {'; '.join(found)}; a host must reshape it "
+                "(toolwire's Host exports do)"
+            )
+            out.add("provider-reshaped", "tool", name, _reason_path(found[0]), message, provider)
+
+
+def _reason_path(reason: str) -> str:
+    """``inputSchema/...`` from a reason of :mod:`toolwire.providers` ("at /x/y: ...")."""
+    match = re.match(r"at (/\S*):", reason)
+    return _join("inputSchema", match.group(1).strip("/")) if match else "inputSchema"
 
 
 def _prompt(out: _Out, prompt: JSON, name: str) -> None:
@@ -496,6 +515,7 @@ def _tool_count(listings: Sequence[Listing], providers: list[str]) -> list[Findi
                     "",
                     f"{total} tools, {provider} takes at most {limit} per request: "
                     "split them across hosts or let the host pick the relevant ones",
+                    provider,
                 )
             )
     return found

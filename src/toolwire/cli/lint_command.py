@@ -24,7 +24,7 @@ FAILED = 1
 JSON_HELP = (
     'the report as JSON: {"targets": [{"target", "server", "revision", "tools", "prompts"}], '
     '"providers": [...], "findings": [{"rule", "severity", "target", "server", "kind", '
-    '"name", "path", "message"}], "errors": N, "warnings": N}'
+    '"name", "path", "message", "provider"}], "errors": N, "warnings": N}'
 )
 
 
@@ -76,6 +76,12 @@ def add_parser(commands: Any) -> None:
         choices=known_providers(),
         help="check for this model provider only (repeatable; default: all of them)",
     )
+    parser.add_argument(
+        "--as-published",
+        action="store_true",
+        help="also warn about what a provider refuses in a schema as published, which its "
+        "profile reshapes (for hosts that forward schemas unchanged)",
+    )
     parser.add_argument("--json", action="store_true", help=JSON_HELP)
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
 
@@ -112,7 +118,7 @@ def command(options: argparse.Namespace) -> int:
                 raise
             return usage_error(message)
     providers = options.provider or list(known_providers())
-    findings = lint(listings, providers)
+    findings = lint(listings, providers, as_published=options.as_published)
     if options.json:
         print(json.dumps(report(listings, providers, findings), indent=2, ensure_ascii=False))
     else:
