@@ -318,13 +318,12 @@ def _object_root(out: _Out, name: str, where: str, schema: Any, rule: str) -> bo
     if isinstance(schema, dict) and schema.get("type") == "object":
         return True
     got = f"type {schema.get('type')!r}" if isinstance(schema, dict) else type(schema).__name__
-    out.add(
-        rule,
-        "tool",
-        name,
-        where,
-        f'the root is {got}: make it {{"type": "object", "properties": {{...}}}}',
-    )
+    if where == "outputSchema":
+        fix = 'wrap the value in an object: {"type": "object", "properties": {"result": ...}}'
+        message = f"the root is {got}, which revisions before {MODERN} refuse: {fix}"
+    else:
+        message = f'the root is {got}: make it {{"type": "object", "properties": {{...}}}}'
+    out.add(rule, "tool", name, where, message)
     return False
 
 
