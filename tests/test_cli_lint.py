@@ -283,3 +283,10 @@ async def test_assert_lint_clean_works_inside_an_async_test() -> None:
     assert_lint_clean(calculator)
     findings = await lint_servers(runpy.run_path(str(BAD))["server"])
     assert {(f.rule, f.name) for f in findings} == planted()
+
+
+def test_the_rules_table_of_the_docs_is_the_rules() -> None:
+    from toolwire.cli.lint_command import rules_table
+
+    page = (EXAMPLES.parent / "docs" / "testing.md").read_text(encoding="utf-8")
+    assert rules_table() in page, "paste toolwire.cli.lint_command.rules_table() in the page"

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..lint import RULES, Finding, Listing, errors, known_providers, lint
 from .commands import OK, usage_error
+from .listing import plural
 from .targets import Target
 
 JSON = dict[str, Any]
@@ -167,10 +168,8 @@ def render(listings: list[Listing], providers: list[str], findings: list[Finding
     tools = sum(len(listing.tools) for listing in listings)
     prompts = sum(len(listing.prompts) for listing in listings)
     servers = ", ".join(listing.server or listing.target for listing in listings)
-    head = (
-        f"{servers}: {tools} tools, {prompts} prompts checked "
-        f"(spec, {', '.join(providers) or 'no provider'})"
-    )
+    counted = f"{plural(tools, 'tool', 'tools')}, {plural(prompts, 'prompt', 'prompts')}"
+    head = f"{servers}: {counted} checked (spec, {', '.join(providers) or 'no provider'})"
     if not findings:
         return head + "\nNo problems found."
     several = len(listings) > 1
