@@ -290,3 +290,10 @@ def test_the_rules_table_of_the_docs_is_the_rules() -> None:
 
     page = (EXAMPLES.parent / "docs" / "testing.md").read_text(encoding="utf-8")
     assert rules_table() in page, "paste toolwire.cli.lint_command.rules_table() in the page"
+
+
+def test_the_provider_choices_are_the_profiles() -> None:
+    from toolwire.cli.lint_command import PROVIDERS
+    from toolwire.providers import PROVIDERS as PROFILES
+
+    assert PROVIDERS == PROFILES

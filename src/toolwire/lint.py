@@ -342,10 +342,17 @@ def schema_errors(schema: Any) -> list[tuple[str, str]]:
         from jsonschema import validators  # type: ignore[import-untyped,unused-ignore]
     except ImportError:
         return _structural(schema, "")
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
+
     cls = validators.validator_for(schema, default=validators.Draft202012Validator)
-    found = []
+    found = set()
     for error in cls(cls.META_SCHEMA).iter_errors(schema):
-        found.append(("/".join(map(str, error.absolute_path)), _first_line(error.message)))
+        path = "/".join(map(str, error.absolute_path))
+        if path.rpartition("/")[2] == "type" and isinstance(error.instance, str):
+            message = f"{error.instance!r} is not a JSON Schema type ({', '.join(sorted(TYPES))})"
+        else:  # inside anyOf: the branch that came closest
+            message = _first_line(best_match([error]).message)
+        found.add((path, message))
     return sorted(found)
 
 
@@ -361,7 +368,8 @@ def _structural(schema: Any, path: str) -> list[tuple[str, str]]:
     kinds = schema.get("type")
     for kind in kinds if isinstance(kinds, list) else [kinds] if kinds is not None else []:
         if kind not in TYPES:
-            found.append((_join(path, "type"), f"{kind!r} is not a JSON Schema type"))
+            message = f"{kind!r} is not a JSON Schema type ({', '.join(sorted(TYPES))})"
+            found.append((_join(path, "type"), message))
     required = schema.get("required")
     if required is not None and not (
         isinstance(required, list) and all(isinstance(key, str) for key in required)

@@ -13,15 +13,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..lint import RULES, Finding, Listing, errors, known_providers, lint
-from .commands import OK, usage_error
-from .listing import plural
-from .targets import Target
+if TYPE_CHECKING:  # the parser is built for every command: the rest loads when lint runs
+    from ..lint import Finding, Listing
+    from .targets import Target
 
 JSON = dict[str, Any]
-FAILED = 1
+OK, FAILED = 0, 1
+# toolwire.providers.PROVIDERS, written out: the parser is built for every command (toolwire
+# run too), and the profiles load only when lint runs
+PROVIDERS = ("openai", "gemini", "anthropic")
 JSON_HELP = (
     'the report as JSON: {"targets": [{"target", "server", "revision", "tools", "prompts"}], '
     '"providers": [...], "findings": [{"rule", "severity", "target", "server", "kind", '
@@ -74,7 +76,7 @@ def add_parser(commands: Any) -> None:
         "--provider",
         action="append",
         default=[],
-        choices=known_providers(),
+        choices=PROVIDERS,
         help="check for this model provider only (repeatable; default: all of them)",
     )
     parser.add_argument(
@@ -88,6 +90,8 @@ def add_parser(commands: Any) -> None:
 
 
 def command(options: argparse.Namespace) -> int:
+    from ..lint import errors, known_providers, lint
+    from .commands import usage_error
     from .failures import connection_message
     from .loading import LoadError
     from .targets import TargetError, is_url, parse_headers, resolve
@@ -130,6 +134,7 @@ def command(options: argparse.Namespace) -> int:
 
 async def list_server(shown: str, target: Target, revision: str | None) -> Listing:
     """The tools and prompts one server lists (every page)."""
+    from ..lint import Listing
     from .commands import _client
 
     async with _client(target, revision) as client:
@@ -144,6 +149,8 @@ async def list_server(shown: str, target: Target, revision: str | None) -> Listi
 
 def report(listings: list[Listing], providers: list[str], findings: list[Finding]) -> JSON:
     """``--json``'s document (its shape is documented in docs/testing.md)."""
+    from ..lint import errors
+
     count = len(errors(findings))
     return {
         "targets": [
@@ -165,6 +172,9 @@ def report(listings: list[Listing], providers: list[str], findings: list[Finding
 
 def render(listings: list[Listing], providers: list[str], findings: list[Finding]) -> str:
     """A table: severity, rule, where, message; then a summary line."""
+    from ..lint import errors
+    from .listing import plural
+
     tools = sum(len(listing.tools) for listing in listings)
     prompts = sum(len(listing.prompts) for listing in listings)
     servers = ", ".join(listing.server or listing.target for listing in listings)
@@ -193,6 +203,8 @@ def render(listings: list[Listing], providers: list[str], findings: list[Finding
 
 def rules_table() -> str:
     """The rules as a Markdown table (docs/testing.md shows it; a test compares them)."""
+    from ..lint import RULES
+
     lines = ["| Rule | Severity | Checks | Source |", "| --- | --- | --- | --- |"]
     for rule in RULES.values():
         cells = (f"`{rule.id}`", rule.severity, rule.checks, rule.source)
