@@ -5,7 +5,7 @@ Layers (dependencies point downwards only; client and server never import each o
     5  toolwire (package), lowlevel, testing, cli, inspector
     4  server/   client/
     3  transports/
-    2  tools, content, schema, docstrings, types, auth, safety
+    2  tools, content, schema, providers, docstrings, types, auth, safety
     1  protocol/
     0  jsonrpc, errors
 """
@@ -39,6 +39,7 @@ LAYERS = {
     "_schema_fast": 2,
     "_schema_pydantic": 2,
     "_schema_given": 2,
+    "providers": 2,
     "_compat": 2,
     "docstrings": 2,
     "skillmd": 2,

@@ -49,11 +49,14 @@ function-calling): the fields ``type`` (one type; ``nullable`` for null), ``form
 ``maxLength``, ``pattern``, ``example``, ``anyOf``, ``propertyOrdering``, ``default``,
 ``items``, ``minimum``, ``maximum``; no ``$ref``/``$defs`` (definitions are inlined, so a
 recursive model cannot be expressed), no ``additionalProperties`` (so a map with free keys
-cannot), no ``const``/``oneOf``/``allOf``/``prefixItems``; formats ``float``/``double``
-(number), ``int32``/``int64`` (integer), ``enum``/``date-time`` (string); an ``OBJECT`` needs
+cannot), no ``const``/``oneOf``/``allOf``/``prefixItems``; ``enum`` holds strings; any
+``format`` is allowed ("most do not trigger any special functionality"); an ``OBJECT`` needs
 properties and an ``ARRAY`` its ``items``; parameter names start with a letter or ``_`` and
 hold ``[A-Za-z0-9_]``, 64 at most (cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/
-FunctionDeclaration). The ``google-genai`` package's ``types.Schema`` has exactly these fields.
+FunctionDeclaration). The ``google-genai`` package's ``types.Schema`` has these fields (and
+``additionalProperties``, ``$defs``, ``$ref`` for Vertex AI). The declarations' newer
+``parametersJsonSchema`` field takes plain JSON Schema; the export targets ``parameters``,
+which every Gemini endpoint and model takes.
 
 ``anthropic`` -- tool use ``input_schema`` (docs.anthropic.com/en/docs/agents-and-tools/
 tool-use/implement-tool-use and the Messages API reference): a JSON Schema (draft 2020-12)
@@ -129,7 +132,8 @@ def null_means_absent(arguments: dict[str, Any], schema: JSON) -> dict[str, Any]
 
     A strict export makes every optional property required and nullable, so a model sends
     ``null`` for the ones it leaves out; dropping them gives the server what it expects (the
-    default applies). Nested objects are handled too; a property ``schema`` requires is kept.
+    default applies). Nested objects are handled too; a ``null`` is kept where ``schema``
+    requires the property or accepts ``null`` for it.
     """
     out: dict[str, Any] = _drop_nulls(arguments, schema, schema.get("$defs") or {}, 0)
     return out
@@ -148,13 +152,26 @@ def _drop_nulls(value: Any, schema: Any, defs: JSON, depth: int) -> Any:
         required = set(schema.get("required") or ())
         out = {}
         for key, item in value.items():
-            if item is None and key in props and key not in required:
+            absent = item is None and key in props and key not in required
+            if absent and not _takes_null(props[key], defs):
                 continue
             out[key] = _drop_nulls(item, props.get(key), defs, depth + 1)
         return out
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [_drop_nulls(item, schema["items"], defs, depth + 1) for item in value]
     return value
+
+
+def _takes_null(schema: Any, defs: JSON) -> bool:
+    """``schema`` itself accepts ``null`` (then a ``null`` is a value, not an absence)."""
+    if not isinstance(schema, dict):
+        return schema is True
+    if not schema or "null" in _types(schema) or None in (schema.get("enum") or ()):
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+        return _takes_null(defs[ref[8:]], defs)
+    return any(_takes_null(s, defs) for s in schema.get("anyOf") or schema.get("oneOf") or ())
 
 
 # --- shared walking ---------------------------------------------------------------------------
@@ -384,6 +401,8 @@ class _OpenAI(_Shaper):
             self.problem(path, "strict mode needs 'additionalProperties': false")
         out["additionalProperties"] = False
         required = list(out.get("required") or [])
+        if "required" not in out:
+            self.problem(path, "strict mode needs 'required' listing every property")
         new_props = {}
         for key, sub in props.items():
             self.properties += 1
@@ -433,11 +452,6 @@ _GEMINI_KEYS = _words(
     "required minProperties maxProperties minLength maxLength pattern example anyOf "
     "propertyOrdering default items minimum maximum"
 )
-_GEMINI_FORMATS = {
-    "number": {"float", "double"},
-    "integer": {"int32", "int64"},
-    "string": {"enum", "date-time"},
-}
 _GEMINI_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array"})
 _GEMINI_PARAM = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,63}")
 
@@ -534,9 +548,6 @@ class _Gemini(_Shaper):
                     _hint(out, key, value)
             elif key == "enum":
                 self.enum(out, node, value, path)
-            elif key == "format" and value not in _GEMINI_FORMATS.get(out.get("type", ""), ()):
-                self.problem(path, f"format {value!r} is not supported by Gemini")
-                _hint(out, key, value)
             elif key not in _GEMINI_KEYS:
                 self.problem(path, f"Gemini's Schema has no {key!r}")
                 if key in _CONSTRAINTS:

@@ -180,6 +180,8 @@ class Tool:
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.header_params = _header_params(self.name, self.schema.input_schema)
         self.definition = self._definition()
+        # Server(provider=...): nulls for the optional arguments of this schema mean absent.
+        self.nulls_from: JSON | None = None
         # Argument limits, checked before validation (see toolwire.safety.limits).
         self.max_argument_depth = max_argument_depth
         self.max_string_length = max_string_length
@@ -277,6 +279,10 @@ class Tool:
     def _arguments(self, arguments: JSON, injected: Any) -> dict[str, Any]:
         if self._limited:  # before validation: an oversized payload costs one cheap walk
             check_arguments(arguments, self.max_argument_depth, self.max_string_length)
+        if self.nulls_from is not None and arguments:
+            from .providers import null_means_absent
+
+            arguments = null_means_absent(arguments, self.nulls_from)
         kwargs = self.schema.validate(arguments)
         for param in self.schema.injected:
             kwargs[param] = injected

@@ -7,7 +7,7 @@
         trusted={"calc"},
         confirm=ask_the_user,
     ) as host:
-        tools = host.anthropic_tools()          # or host.openai_tools()
+        tools = host.anthropic_tools()  # or host.openai_tools(strict=True), host.gemini_tools()
         result = await host.call_tool("add", {"a": 1, "b": 2})
         block = to_anthropic_content(result, tool_use_id)
 
@@ -45,6 +45,7 @@ from typing import Any
 from ..errors import ClientError
 from .approval import ApprovalPolicy, Confirm
 from .client import CallResult, Client
+from .host_exports import export_tools, gemini_declaration, to_gemini_content
 from .host_primitives import HostPrimitives, HostPrompt, HostResource, UnknownPrimitiveError
 from .naming import HASH_LENGTH, MAX_NAME, NAME_PATTERN, assign_names
 
@@ -61,6 +62,7 @@ __all__ = [
     "assign_names",
     "denied",
     "to_anthropic_content",
+    "to_gemini_content",
     "to_openai_content",
 ]
 
@@ -141,6 +143,8 @@ class Host(HostPrimitives):
         self._tools: list[HostTool] | None = None
         self._by_name: dict[str, HostTool] = {}
         self._connected: list[Client] = []
+        # {provider: {tool name: reasons}}: the tools the last export for it left out.
+        self.export_problems: dict[str, dict[str, list[str]]] = {}
 
     # ------------------------------------------------------------ connection
 
@@ -246,7 +250,10 @@ class Host(HostPrimitives):
         if self._tools is None:
             await self.list_tools()
         tool = self._lookup(name)
-        arguments = dict(arguments or {})
+        from ..providers import null_means_absent
+
+        # A strict export makes optional arguments nullable: their nulls mean "absent".
+        arguments = null_means_absent(dict(arguments or {}), tool.input_schema)
         decision = await self.policy.decide(tool.server, tool.definition, arguments)
         if not decision.allowed:
             return denied(tool, decision.reason)
@@ -254,26 +261,37 @@ class Host(HostPrimitives):
 
     # ------------------------------------------------------------ exports
 
-    def openai_tools(self) -> list[JSON]:
-        """The tools in the OpenAI Chat Completions ``tools`` format."""
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.input_schema,
-                },
-            }
-            for tool in self.tools
-        ]
+    def openai_tools(self, strict: bool = False) -> list[JSON]:
+        """The tools in the OpenAI Chat Completions ``tools`` format.
+
+        ``strict=True``: strict function calling (every schema shaped by
+        :func:`toolwire.providers.export`, ``"strict": true``); a tool strict mode cannot
+        express is left out and reported in :attr:`export_problems` (see
+        :mod:`~toolwire.client.host_exports`). ``strict=False``: the schemas as published.
+        """
+        if not strict:
+            return [_openai_tool(tool, tool.input_schema) for tool in self.tools]
+        exported = export_tools(self.tools, "openai", self.export_problems)
+        return [{**_openai_tool(tool, schema), "strict": True} for tool, schema in exported]
+
+    def gemini_tools(self) -> list[JSON]:
+        """The tools as Gemini ``FunctionDeclaration`` objects (``parameters`` in Gemini's
+        ``Schema`` subset); a tool it cannot express is left out and reported."""
+        exported = export_tools(self.tools, "gemini", self.export_problems)
+        return [gemini_declaration(tool, schema) for tool, schema in exported]
 
     def anthropic_tools(self) -> list[JSON]:
-        """The tools in the Anthropic Messages ``tools`` format."""
+        """The tools in the Anthropic Messages ``tools`` format; a tool Anthropic refuses is
+        left out and reported."""
         return [
-            {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
-            for tool in self.tools
+            {"name": tool.name, "description": tool.description, "input_schema": schema}
+            for tool, schema in export_tools(self.tools, "anthropic", self.export_problems)
         ]
+
+
+def _openai_tool(tool: HostTool, parameters: JSON) -> JSON:
+    function = {"name": tool.name, "description": tool.description, "parameters": parameters}
+    return {"type": "function", "function": function}
 
 
 def denied(tool: HostTool, reason: str) -> CallResult:

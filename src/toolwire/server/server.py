@@ -44,7 +44,11 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     ``Server(name, version=None, instructions=None, *, page_size=None, mask_errors=True,
     schema_profile="portable", ...)``: ``mask_errors=False`` shows unexpected exceptions'
     details to the client (for development); ``schema_profile="pydantic"`` publishes
-    pydantic's verbatim JSON Schemas instead of the portable ones.
+    pydantic's verbatim JSON Schemas instead of the portable ones. ``provider="openai"``
+    (or ``"gemini"``, ``"anthropic"``), for a server known to face one LLM provider,
+    publishes each tool's input schema as that provider takes it, treats a ``null`` for an
+    optional argument as absent, and refuses a tool it cannot express
+    (:mod:`toolwire.server.facing`).
 
     Input limits and output cleaning (:mod:`toolwire.safety`), defaults for every tool,
     each overridable by the tool option of the same name: a call whose arguments nest
@@ -87,6 +91,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
         unknown_arguments: Literal["reject", "ignore"] = "reject",
+        provider: Literal["openai", "gemini", "anthropic"] | None = None,
         **options: Any,
     ) -> None:
         # The official SDK's constructor options (debug, log_level, host, port,
@@ -98,6 +103,10 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self.settings = settings
         self.dependencies = settings.dependencies
         self.schema_profile = schema_profile
+        # A server facing one LLM provider publishes its export (toolwire.server.facing).
+        from .facing import check_provider
+
+        self.provider = check_provider(provider)
         # Defaults of the tools' own options of the same names (toolwire.safety).
         self.tool_defaults: dict[str, Any] = {
             "max_argument_depth": max_argument_depth,
@@ -186,6 +195,10 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             audiences = None if visible_to is None else check_audiences(label, visible_to)
             options["meta"] = tool_meta(label, view, audiences, options.get("meta"))
         tool = Tool(fn, name=name, inject=(Context,), schema_profile=self.schema_profile, **options)
+        if self.provider is not None:
+            from .facing import face
+
+            face(tool, self.provider)
         if tool.name in self._tools:
             raise RegistrationError(f"A tool named {tool.name!r} is already registered")
         if view is not None:
