@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from http_server import serve_http
-from wire import EXAMPLES, SERVERS
+from mcp_spec import WireChecker
+from wire import EXAMPLES, MODERN, SERVERS
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -76,6 +77,23 @@ def test_every_example_lints_clean_even_strictly() -> None:
         str(path) for path in example_servers()
     }
     assert sum(entry["tools"] for entry in document["targets"]) > 20
+
+
+@pytest.mark.parametrize("revision", [LEGACY, MODERN])
+async def test_the_examples_lint_clean_with_every_message_checked(revision: str) -> None:
+    """The same in one process, each example in memory, its traffic checked against the
+    schema of the revision (the CLI's is the same client)."""
+    from toolwire.testing import lint_servers
+
+    checker = WireChecker(revision, strict_client=True)
+
+    def tap(direction: str, data: bytes) -> None:
+        (checker.client_sent if direction == "send" else checker.server_sent)(data)
+
+    servers = [runpy.run_path(str(path))["mcp"] for path in example_servers()]
+    findings = await lint_servers(*servers, protocol_version=revision, tap=tap)
+    assert findings == []
+    assert checker.checked > 2 * len(servers)
 
 
 def test_the_examples_left_out_are_not_servers() -> None:
