@@ -133,7 +133,9 @@ def test_each_planted_problem_is_reported_exactly_once() -> None:
 def test_json_has_a_stable_shape() -> None:
     code, document = report(str(BAD))
     assert code == 1
-    assert list(document) == ["targets", "providers", "findings", "errors", "warnings"]
+    keys = ["targets", "providers", "findings", "errors", "warnings", "schemaCheck"]
+    assert list(document) == keys
+    assert document["schemaCheck"] == "meta-schema"  # jsonschema is a test dependency
     assert document["targets"] == [
         {
             "target": str(BAD),
@@ -315,3 +317,23 @@ def test_the_provider_choices_are_the_profiles() -> None:
     from toolwire.providers import PROVIDERS as PROFILES
 
     assert PROVIDERS == PROFILES
+
+
+def test_without_jsonschema_the_check_is_structural_and_says_so() -> None:
+    """A base install has no jsonschema: the bad spot is still found, and a line on stderr
+    names the extra that adds the meta-schema check."""
+    code = (
+        "import sys; sys.modules['jsonschema'] = None\n"
+        "import importlib.util; find = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda n, *a: None if n == 'jsonschema' else find(n, *a)\n"
+        "from toolwire.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    command = [sys.executable, "-c", code, "lint", str(BAD), "--provider", "gemini"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
+    assert result.returncode == 1, result.stderr
+    assert "schema-invalid" not in result.stdout  # minLength -1 passes a structural check
+    assert "pip install 'toolwire[jsonschema]'" in result.stderr
+    json_result = subprocess.run(
+        [*command, "--json"], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert json.loads(json_result.stdout)["schemaCheck"] == "structural"

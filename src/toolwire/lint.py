@@ -359,6 +359,18 @@ def schema_errors(schema: Any) -> list[tuple[str, str]]:
 TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
 
 
+def schema_check() -> str:
+    """How :func:`schema_errors` checks schemas here: ``"meta-schema"`` (the ``jsonschema``
+    package is installed) or ``"structural"``."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("jsonschema") is not None
+    except (ImportError, ValueError):
+        found = False
+    return "meta-schema" if found else "structural"
+
+
 def _structural(schema: Any, path: str) -> list[tuple[str, str]]:
     if isinstance(schema, bool):
         return []

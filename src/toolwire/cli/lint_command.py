@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the parser is built for every command: the rest loads when lint runs
@@ -24,10 +25,14 @@ OK, FAILED = 0, 1
 # toolwire.providers.PROVIDERS, written out: the parser is built for every command (toolwire
 # run too), and the profiles load only when lint runs
 PROVIDERS = ("openai", "gemini", "anthropic")
+STRUCTURAL = (
+    "toolwire lint: the schemas were checked structurally (type, properties, required, "
+    "items); for the JSON Schema 2020-12 meta-schema check: pip install 'toolwire[jsonschema]'"
+)
 JSON_HELP = (
     'the report as JSON: {"targets": [{"target", "server", "revision", "tools", "prompts"}], '
     '"providers": [...], "findings": [{"rule", "severity", "target", "server", "kind", '
-    '"name", "path", "message", "provider"}], "errors": N, "warnings": N}'
+    '"name", "path", "message", "provider"}], "errors": N, "warnings": N, "schemaCheck": "meta-schema" or "structural"}'
 )
 
 
@@ -90,7 +95,7 @@ def add_parser(commands: Any) -> None:
 
 
 def command(options: argparse.Namespace) -> int:
-    from ..lint import errors, known_providers, lint
+    from ..lint import errors, known_providers, lint, schema_check
     from .commands import usage_error
     from .failures import connection_message
     from .loading import LoadError
@@ -128,6 +133,8 @@ def command(options: argparse.Namespace) -> int:
         print(json.dumps(report(listings, providers, findings), indent=2, ensure_ascii=False))
     else:
         print(render(listings, providers, findings))
+        if schema_check() == "structural":
+            print(STRUCTURAL, file=sys.stderr)
     failing = findings if options.strict else errors(findings)
     return FAILED if failing else OK
 
@@ -149,7 +156,7 @@ async def list_server(shown: str, target: Target, revision: str | None) -> Listi
 
 def report(listings: list[Listing], providers: list[str], findings: list[Finding]) -> JSON:
     """``--json``'s document (its shape is documented in docs/testing.md)."""
-    from ..lint import errors
+    from ..lint import errors, schema_check
 
     count = len(errors(findings))
     return {
@@ -167,6 +174,7 @@ def report(listings: list[Listing], providers: list[str], findings: list[Finding
         "findings": [finding.as_dict() for finding in findings],
         "errors": count,
         "warnings": len(findings) - count,
+        "schemaCheck": schema_check(),
     }
 
 
