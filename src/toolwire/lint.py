@@ -101,7 +101,7 @@ RULES: dict[str, Rule] = {
             "too-many-tools",
             ERROR,
             "all the servers' tools together fit in one request of the chosen providers",
-            "OpenAI Chat Completions and Responses: at most 128 tools per request",
+            "OpenAI Chat Completions API reference, tools: a max of 128 functions",
         ),
         Rule(
             "tool-description",

@@ -40,7 +40,7 @@ def add_parser(commands: Any) -> None:
     """Register ``lint`` on the CLI's subcommands: the targets and options of ``inspect``,
     several of them at once."""
     from ..protocol.revisions import REVISIONS
-    from . import TARGET_HELP
+    from . import HELP, TARGET_HELP
 
     parser = commands.add_parser(
         "lint",
@@ -51,6 +51,7 @@ def add_parser(commands: Any) -> None:
         "and missing descriptions or near-duplicate names. Several targets are checked "
         "together, as the servers of one host. Exit 0 without errors, 1 with errors (or "
         "warnings with --strict), 2 when a server cannot be reached.",
+        formatter_class=HELP,
     )
     parser.add_argument(
         "target",
