@@ -45,8 +45,8 @@ def toolwire(*args: str, cwd: Path | None = None) -> Any:
     )
 
 
-def report(*args: str) -> tuple[int, dict[str, Any]]:
-    result = toolwire(*args, "--json")
+def report(*args: str, cwd: Path | None = None) -> tuple[int, dict[str, Any]]:
+    result = toolwire(*args, "--json", cwd=cwd)
     assert result.returncode in (0, 1), result.stderr
     return result.returncode, json.loads(result.stdout)
 
@@ -66,12 +66,13 @@ def example_servers() -> list[Path]:
     return sorted(path for path in EXAMPLES.glob("*.py") if path.name not in NOT_SERVERS)
 
 
-def test_every_example_lints_clean_even_strictly() -> None:
-    """The CI check: the examples, together as one host's servers, give no finding at all."""
-    result = toolwire(*map(str, example_servers()), "--strict")
+def test_every_example_lints_clean_even_strictly(tmp_path: Path) -> None:
+    """The CI check: the examples, together as one host's servers, give no finding at all.
+    (In an empty folder: the notes example opens its database in the working directory.)"""
+    result = toolwire(*map(str, example_servers()), "--strict", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.rstrip().endswith("No problems found."), result.stdout
-    code, document = report(*map(str, example_servers()))
+    code, document = report(*map(str, example_servers()), cwd=tmp_path)
     assert code == 0 and document["findings"] == [], document["findings"]
     assert {entry["target"] for entry in document["targets"]} == {
         str(path) for path in example_servers()
@@ -80,11 +81,14 @@ def test_every_example_lints_clean_even_strictly() -> None:
 
 
 @pytest.mark.parametrize("revision", [LEGACY, MODERN])
-async def test_the_examples_lint_clean_with_every_message_checked(revision: str) -> None:
+async def test_the_examples_lint_clean_with_every_message_checked(
+    revision: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The same in one process, each example in memory, its traffic checked against the
     schema of the revision (the CLI's is the same client)."""
     from toolwire.testing import lint_servers
 
+    monkeypatch.chdir(tmp_path)  # where the notes example opens its database
     checker = WireChecker(revision, strict_client=True)
 
     def tap(direction: str, data: bytes) -> None:
