@@ -74,14 +74,7 @@ import json
 import re
 from typing import Any
 
-__all__ = [
-    "PROVIDERS",
-    "Unexpressible",
-    "export",
-    "name_problems",
-    "null_means_absent",
-    "problems",
-]
+__all__ = ["PROVIDERS", "Unexpressible", "export", "name_problems", "null_means_absent", "problems"]
 
 PROVIDERS = ("openai", "gemini", "anthropic")
 
@@ -452,6 +445,7 @@ _GEMINI_KEYS = _words(
     "required minProperties maxProperties minLength maxLength pattern example anyOf "
     "propertyOrdering default items minimum maximum"
 )
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number"}
 _GEMINI_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array"})
 _GEMINI_PARAM = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,63}")
 
@@ -546,6 +540,9 @@ class _Gemini(_Shaper):
                     out.setdefault("type", "string")
                 else:
                     _hint(out, key, value)
+                    kind = _JSON_TYPES.get(type(value))
+                    if kind is not None and not types:
+                        out["type"] = kind
             elif key == "enum":
                 self.enum(out, node, value, path)
             elif key not in _GEMINI_KEYS:
