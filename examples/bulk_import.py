@@ -38,8 +38,14 @@ class Overwrite(BaseModel):
 async def import_records(
     count: int, ctx: Context, batch: str = "batch", delay: float = 0.01
 ) -> str:
-    """Import ``count`` records (ids 1..count), ``delay`` seconds each; asks before
-    overwriting records an earlier batch imported."""
+    """Import records, one after the other; asks before overwriting records an earlier
+    batch imported.
+
+    Args:
+        count: How many records to import (ids 1..count).
+        batch: The name the imported records are marked with.
+        delay: Seconds spent on each record.
+    """
     existing = [record for record in range(1, count + 1) if record in imported]
     if existing:
         answer = await ctx.elicit(

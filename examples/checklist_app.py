@@ -47,7 +47,11 @@ def show_checklist() -> Checklist:
 
 @mcp.tool(app=VIEW)
 def add_item(text: str) -> Checklist:
-    """Add an item to the checklist."""
+    """Add an item to the checklist.
+
+    Args:
+        text: What the item says.
+    """
     items.append(Item(text=text))
     return checklist()
 

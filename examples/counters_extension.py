@@ -61,7 +61,11 @@ mcp = Server("Counters", extensions=[counters])
 
 @mcp.tool(annotations={"readOnlyHint": True})
 def read_counter(name: str) -> int:
-    """The value of the counter ``name`` (0 if it was never incremented)."""
+    """The value of a counter (0 if it was never incremented).
+
+    Args:
+        name: The counter's name.
+    """
     return values.get(name, 0)
 
 

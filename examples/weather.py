@@ -70,7 +70,9 @@ def _convert(celsius: float, units: str) -> float:
 def get_forecast(
     city: str = Field(description="City name, e.g. London"),
     days: int = Field(3, ge=1, le=7, description="Number of days, 1 to 7"),
-    units: Literal["celsius", "fahrenheit"] | None = None,
+    units: Literal["celsius", "fahrenheit"] | None = Field(
+        None, description="Temperature units (default: celsius)"
+    ),
 ) -> Forecast:
     """Get the weather forecast for a city (made-up data)."""
     name, latitude, mean, _ = _lookup(city)

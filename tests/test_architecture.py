@@ -5,7 +5,7 @@ Layers (dependencies point downwards only; client and server never import each o
     5  toolwire (package), lowlevel, testing, cli, inspector
     4  server/   client/
     3  transports/
-    2  tools, content, schema, providers, docstrings, types, auth, safety
+    2  tools, content, schema, providers, lint, docstrings, types, auth, safety
     1  protocol/
     0  jsonrpc, errors
 """
@@ -43,6 +43,7 @@ LAYERS = {
     "_compat": 2,
     "docstrings": 2,
     "skillmd": 2,
+    "lint": 2,
     "types": 2,
     "auth": 2,
     "safety": 2,

@@ -259,7 +259,11 @@ async def test_weather(mcp_client: Client) -> None:
                 "description": "Number of days, 1 to 7",
                 "default": 3,
             },
-            "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "units": {
+                "type": "string",
+                "enum": ["celsius", "fahrenheit"],
+                "description": "Temperature units (default: celsius)",
+            },
         },
         "required": ["city"],
     }

@@ -51,6 +51,9 @@ Assertions (each failure message says what came back)
     * ``assert_tool_error(result, contains)``: the call failed and its text contains ``contains``.
     * ``assert_tool_names(tools, expected)``: the tools (from ``list_tools()``, or names) are
       exactly ``expected``, in any order; the message lists what is missing and unexpected.
+    * ``assert_lint_clean(*targets, providers=None, allow_warnings=False, ...)``: ``toolwire
+      lint``'s rules find nothing in the servers (one host's servers when several are given);
+      ``await lint_servers(*targets, ...)`` gives the findings themselves.
 
 A test that uses ``mcp_client`` needs no configuration and no mark: with pytest-asyncio
 active (in any mode) the plugin marks it as an asyncio test; without it, the plugin runs it in
@@ -73,16 +76,19 @@ import pytest
 from .client import CallResult, Client
 
 if TYPE_CHECKING:
+    from .lint import Finding
     from .server import Server
 
 Target: TypeAlias = "Server | str | os.PathLike[str] | Sequence[str]"
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "assert_lint_clean",
     "assert_tool_error",
     "assert_tool_names",
     "assert_tool_result",
     "connect",
+    "lint_servers",
 ]
 
 DEFAULT_TIMEOUT = 30.0
@@ -344,3 +350,84 @@ def assert_tool_names(tools: Iterable[Mapping[str, Any] | str], expected: Iterab
             lines.append(f"  listed more than once: {', '.join(duplicates)}")
         lines.append(f"  listed:     {', '.join(names) or '(none)'}")
         raise AssertionError("\n".join(lines))
+
+
+# ---------------------------------------------------------------- linting
+
+
+async def lint_servers(
+    *targets: Target,
+    providers: Iterable[str] | None = None,
+    protocol_version: str | None = None,
+    as_published: bool = False,
+    **client_options: Any,
+) -> list[Finding]:
+    """The findings of ``toolwire lint``'s rules over the servers ``targets`` (each a
+    ``Server`` or a command, as for :func:`connect`), linted together as one host's servers."""
+    from .lint import Listing, lint
+
+    listings = []
+    for target in targets:
+        async with connect(target, protocol_version, **client_options) as client:
+            offered = client.server_capabilities
+            listing = Listing(
+                _label(target), str(client.server_info.get("name", "")), client.protocol_version
+            )
+            if "tools" in offered:
+                listing.tools = await client.list_tools()
+            if "prompts" in offered:
+                listing.prompts = await client.list_prompts()
+            listings.append(listing)
+    return lint(listings, providers, as_published=as_published)
+
+
+def _label(target: Target) -> str:
+    name = getattr(target, "name", None)
+    if isinstance(name, str):
+        return name
+    if isinstance(target, (str, os.PathLike)):
+        return os.fspath(target)
+    return " ".join(map(str, cast(Sequence[str], target)))
+
+
+def assert_lint_clean(
+    *targets: Target,
+    providers: Iterable[str] | None = None,
+    allow_warnings: bool = False,
+    protocol_version: str | None = None,
+    as_published: bool = False,
+    **client_options: Any,
+) -> None:
+    """Check that ``toolwire lint``'s rules find nothing (no error, and no warning unless
+    ``allow_warnings``) in the servers ``targets``, for the ``providers`` given (all by
+    default). Call it from any test, ``async def`` or not; the message lists the findings."""
+    __tracebackhide__ = True
+    work = lint_servers(
+        *targets,
+        providers=list(providers) if providers is not None else None,
+        protocol_version=protocol_version,
+        as_published=as_published,
+        **client_options,
+    )
+    findings = _run_apart(work)
+    failing = [f for f in findings if f.severity == "error" or not allow_warnings]
+    if failing:
+        lines = [f"toolwire lint found {len(failing)} problem(s):"]
+        for finding in failing:
+            where = f"{finding.kind} {finding.name}".strip()
+            path = f" {finding.path}" if finding.path and finding.path != "name" else ""
+            lines.append(f"  {finding.severity} {finding.rule}: {where}{path}: {finding.message}")
+        raise AssertionError("\n".join(lines))
+
+
+def _run_apart(work: Any) -> Any:
+    """Run a coroutine to its end from synchronous code, even while an event loop runs in this
+    thread (an ``async def`` test): then it runs in a loop of its own, in another thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, work).result()

@@ -10,6 +10,7 @@
     toolwire call server.py divide a=1 b=0 # exit 1: the result is an error
     toolwire install server.py --client cursor   # also claude-desktop, claude-code, vscode, ...
     toolwire install http://127.0.0.1:8000/mcp --client vscode   # a running HTTP server
+    toolwire lint server.py [other.py URL --command CMD] [--provider openai] [--json]
     toolwire version                       # or toolwire --version
 
 ``inspect`` and ``call`` take a file, a URL (with ``--header``) or ``--command`` as ``dev``
@@ -123,6 +124,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_install(commands)
 
+    from .lint_command import add_parser as add_lint
+
+    add_lint(commands)
+
     commands.add_parser(
         "version",
         help="toolwire, Python and MCP revision versions",
@@ -195,6 +200,10 @@ def _dispatch(options: argparse.Namespace) -> int:
         from .install_command import command as install
 
         return install(options)
+    if options.command == "lint":
+        from .lint_command import command as lint
+
+        return lint(options)
     from .progress import spinner
 
     quiet = options.command == "run"  # a stdio server's terminal belongs to the protocol
