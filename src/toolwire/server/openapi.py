@@ -328,7 +328,8 @@ def output_schema(op: Operation, resolver: Resolver) -> JSON | None:
         media = _json_media(answer.get("content") if isinstance(answer, dict) else None)
         if media is not None and "schema" in media[1]:
             schema = resolver.schema(media[1]["schema"])
-            return schema if isinstance(schema, dict) else {}
+            # an empty schema (FastAPI's for an untyped answer) says nothing: none
+            return schema if isinstance(schema, dict) and schema else None
         if isinstance(answer, dict) and answer.get("content"):
             return None  # the success answer is no JSON: a text result
     return None
@@ -462,7 +463,7 @@ class Caller:
             return _text_only(orjson.dumps(data).decode())  # off its schema: text alone
         if self.structured:
             shown = answer.text or f"HTTP {answer.status_code} {answer.reason_phrase}".strip()
-            return _text_only(shown)
+            return shown if self.op.wraps and answer.text else _text_only(shown)
         return answer.text or None
 
 

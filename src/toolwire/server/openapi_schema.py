@@ -36,15 +36,20 @@ _SCHEMA_ONES = (
 
 
 class Resolver:
-    """Resolves ``$ref``\\ s against one document and converts schemas, with a cache of
-    the components that resolve without a cut (most of them), so that thousands of
-    operations sharing them cost one conversion each."""
+    """Resolves ``$ref``\\ s against one document and converts schemas.
+
+    A component that can reach itself (directly or through others) is inlined where an
+    operation uses it, and cut inside that expansion wherever a component of a cycle
+    recurs: the schema stays finite and small, whatever the document's cycles. Each
+    component is converted at most twice (at the top, and inside a cycle's expansion)
+    however many operations share it.
+    """
 
     def __init__(self, document: JSON) -> None:
         self.document = document
-        self._done: dict[str, Any] = {}
-        self._active: list[str] = []
-        self._cut = 0  # cuts made while converting (a result holding one is not cached)
+        self._done: dict[tuple[str, bool], Any] = {}
+        self._cyclic: set[str] | None = None
+        self._inside = 0  # how many cyclic components are being expanded
 
     def target(self, ref: str) -> Any:
         """The object a local ``$ref`` (``#/components/...``) points at."""
@@ -88,22 +93,47 @@ class Resolver:
         return self._convert(schema)
 
     def _ref(self, ref: str) -> Any:
-        done = self._done.get(ref)
+        inside = self._inside > 0
+        done = self._done.get((ref, inside))
         if done is not None:
             return done
-        name = ref.rsplit("/", 1)[-1]
-        if ref in self._active:  # recursion: cut here
-            self._cut += 1
-            return {"type": "object", "description": f"A {name} (recursive: same shape as above)"}
-        self._active.append(ref)
-        cuts = self._cut
+        cyclic = ref in self.cyclic()
+        if cyclic and inside:  # a cycle recurs: cut here
+            name = ref.rsplit("/", 1)[-1]
+            cut = {"type": "object", "description": f"A {name} (recursive: same shape as above)"}
+            self._done[(ref, inside)] = cut
+            return cut
+        self._inside += cyclic
         try:
             converted = self.schema(self.target(ref))
         finally:
-            self._active.pop()
-        if self._cut == cuts:
-            self._done[ref] = converted
+            self._inside -= cyclic
+        self._done[(ref, inside)] = converted
         return converted
+
+    def cyclic(self) -> set[str]:
+        """The references that can reach themselves (Tarjan's algorithm, iterative)."""
+        if self._cyclic is not None:
+            return self._cyclic
+        edges: dict[str, list[str]] = {}
+        pending = [ref for ref in _refs(self.document.get("paths")) if ref.startswith("#")]
+        pending += [
+            f"#/components/{kind}/{name}"
+            for kind, group in (self.document.get("components") or {}).items()
+            if isinstance(group, dict)
+            for name in group
+        ]
+        while pending:
+            ref = pending.pop()
+            if ref in edges:
+                continue
+            try:
+                edges[ref] = [r for r in _refs(self.target(ref)) if r.startswith("#")]
+            except (ValueError, IndexError, KeyError):
+                edges[ref] = []
+            pending.extend(r for r in edges[ref] if r not in edges)
+        self._cyclic = _cycles(edges)
+        return self._cyclic
 
     def _convert(self, schema: JSON) -> JSON:
         out: JSON = {}
@@ -176,3 +206,64 @@ def is_object(schema: Any) -> bool:
     if kind == "object":
         return True
     return kind is None and "properties" in schema and "anyOf" not in schema
+
+
+def _refs(node: Any) -> list[str]:
+    """Every ``$ref`` string under ``node``."""
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str):
+                found.append(ref)
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list)))
+    return found
+
+
+def _cycles(edges: dict[str, list[str]]) -> set[str]:
+    """The nodes of ``edges`` that lie on a cycle (strongly connected components of two
+    or more nodes, or a node pointing at itself)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    cyclic: set[str] = set()
+    counter = 0
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, position = work.pop()
+            if position == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            targets = edges.get(node, [])
+            if position < len(targets):
+                work.append((node, position + 1))
+                nxt = targets[position]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if work:  # back in the caller: pass the low link up
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    members.append(top)
+                    if top == node:
+                        break
+                if len(members) > 1 or node in edges.get(node, ()):
+                    cyclic.update(members)
+    return cyclic
