@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import inspect
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -388,6 +389,11 @@ def _path_value(param: Param, value: Any) -> str:
 class Caller:
     """Turns a tool's arguments into the operation's HTTP request, and its answer into a
     result."""
+
+    # what the tool model reads, given at once (no annotations to evaluate per tool)
+    __signature__ = inspect.Signature(
+        [inspect.Parameter("arguments", inspect.Parameter.VAR_KEYWORD)]
+    )
 
     def __init__(self, op: Operation, client: httpx.AsyncClient, structured: bool) -> None:
         self.op = op

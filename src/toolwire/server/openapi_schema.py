@@ -50,6 +50,7 @@ class Resolver:
         self._done: dict[tuple[str, bool], Any] = {}
         self._cyclic: set[str] | None = None
         self._inside = 0  # how many cyclic components are being expanded
+        self._active: list[str] = []  # the references being expanded
 
     def target(self, ref: str) -> Any:
         """The object a local ``$ref`` (``#/components/...``) points at."""
@@ -98,16 +99,18 @@ class Resolver:
         if done is not None:
             return done
         cyclic = ref in self.cyclic()
-        if cyclic and inside:  # a cycle recurs: cut here
+        if (cyclic and inside) or ref in self._active:  # a cycle recurs: cut here
             name = ref.rsplit("/", 1)[-1]
             cut = {"type": "object", "description": f"A {name} (recursive: same shape as above)"}
             self._done[(ref, inside)] = cut
             return cut
         self._inside += cyclic
+        self._active.append(ref)
         try:
             converted = self.schema(self.target(ref))
         finally:
             self._inside -= cyclic
+            self._active.pop()
         self._done[(ref, inside)] = converted
         return converted
 
@@ -116,8 +119,7 @@ class Resolver:
         if self._cyclic is not None:
             return self._cyclic
         edges: dict[str, list[str]] = {}
-        pending = [ref for ref in _refs(self.document.get("paths")) if ref.startswith("#")]
-        pending += [
+        pending = [  # references elsewhere are caught by the expansion's own guard
             f"#/components/{kind}/{name}"
             for kind, group in (self.document.get("components") or {}).items()
             if isinstance(group, dict)
