@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import httpx
 import pytest
 import uvicorn
-from fastapi import Body, Cookie, FastAPI, Header, HTTPException, Path, Query, Response
+from fastapi import Body, Cookie, FastAPI, Header, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from toolwire import Server
@@ -123,6 +123,16 @@ def make_api() -> FastAPI:
     def rename(name: str, body: Annotated[dict[str, str], Body()]) -> dict[str, str]:
         return {"old": name, **body}
 
+    @app.get("/echo/{rest:path}", include_in_schema=False)
+    def echo(request: Request) -> dict[str, Any]:
+        """What the request looked like on the wire (for the serialisation test)."""
+        return {
+            "path": request.scope["raw_path"].decode(),
+            "query": request.scope["query_string"].decode(),
+            "ids": request.headers.get("x-ids"),
+            "cookie": request.headers.get("cookie"),
+        }
+
     @app.get("/plain", operation_id="plain text please")
     def plain() -> Response:
         return Response("just text", media_type="text/plain")
@@ -167,9 +177,9 @@ def closing(client: httpx.AsyncClient) -> Any:
 
 
 def shop(url: str, **options: Any) -> Server:
-    document = httpx.get(f"{url}/openapi.json", timeout=10).json()
     client = httpx.AsyncClient(base_url=url, headers={"Authorization": "Bearer s3cret"})
-    return Server.from_openapi(document, client, lifespan=closing(client), **options)
+    # the document read from the app's own URL
+    return Server.from_openapi(f"{url}/openapi.json", client, lifespan=closing(client), **options)
 
 
 # -- every operation, through the client ---------------------------------------------------
@@ -330,6 +340,68 @@ async def test_every_operation_is_a_tool_called_over_http(api_url: str, revision
             assert text.text == "just text"
 
 
+def _param(name: str, where: str, schema: Any, **style: Any) -> dict[str, Any]:
+    return {"name": name, "in": where, "schema": schema, **style}
+
+
+STRINGS = {"type": "array", "items": {"type": "string"}}
+POINT = {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}}
+STYLES = {
+    "openapi": "3.0.3",
+    "info": {"title": "Styles", "version": "1"},
+    "paths": {
+        "/echo/{ids}/{point}": {
+            "get": {
+                "operationId": "echo",
+                "parameters": [
+                    _param("ids", "path", {"type": "array", "items": {"type": "integer"}}),
+                    _param("point", "path", POINT, explode=True),
+                    _param("plain", "query", STRINGS, explode=False),
+                    _param("pipes", "query", STRINGS, style="pipeDelimited", explode=False),
+                    _param("spaces", "query", STRINGS, style="spaceDelimited", explode=False),
+                    _param("filter", "query", POINT, style="deepObject", explode=True),
+                    _param("flat", "query", POINT),
+                    _param("flag", "query", {"type": "boolean"}),
+                    _param("X-Ids", "header", {"type": "array", "items": {"type": "integer"}}),
+                    _param("session", "cookie", {"type": "string"}),
+                ],
+                "responses": {"200": {"description": "ok", "content": {"application/json": {}}}},
+            }
+        }
+    },
+}
+
+
+async def test_parameters_are_serialised_by_their_style(api_url: str) -> None:
+    client = httpx.AsyncClient(base_url=api_url)
+    mcp = Server.from_openapi(STYLES, client, lifespan=closing(client))
+    with serve_http(mcp) as endpoint:
+        async with checked_client(endpoint, MODERN) as c:
+            (tool,) = await c.list_tools()
+            assert tool["inputSchema"]["required"] == ["ids", "point"]
+            result = await c.call_tool(
+                "echo",
+                {
+                    "ids": [1, 2],
+                    "point": {"x": 3, "y": 4},
+                    "plain": ["a", "b c"],
+                    "pipes": ["a", "b"],
+                    "spaces": ["a", "b"],
+                    "filter": {"x": 5},
+                    "flat": {"x": 6, "y": 7},
+                    "flag": True,
+                    "X-Ids": [8, 9],
+                    "session": "s 1;",
+                },
+            )
+            assert result.structured == {
+                "path": "/echo/1%2C2/x%3D3%2Cy%3D4",
+                "query": "plain=a%2Cb+c&pipes=a%7Cb&spaces=a+b&filter%5Bx%5D=5&x=6&y=7&flag=true",
+                "ids": "8,9",
+                "cookie": "session=s%201%3B",
+            }
+
+
 async def test_a_network_failure_is_a_clear_error() -> None:
     document = make_api().openapi()
     with socket.socket() as spare:  # a port nobody listens on
@@ -361,6 +433,9 @@ def test_route_filters_and_names() -> None:
     )
     assert len(by_function.tools) == 4
     assert only_items.name == "Shop API"
+    openai = Server.from_openapi(document, client, provider="openai", include=["/items/*"])
+    read = openai.get_tool("read_item_items__item_id__get").definition["inputSchema"]
+    assert read["additionalProperties"] is False  # the provider's strict shape
     assert only_items.get_tool("read_item_items__item_id__get").tags == {"items"}
 
     mcp = Server("two")

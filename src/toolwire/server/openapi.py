@@ -367,7 +367,7 @@ def build_tool(op: Operation, resolver: Resolver, client: httpx.AsyncClient, tag
         _make_validator=lambda: _validator(schema, nulls),
         _make_dumper=generic_dumper,
     )
-    tool.structured = output is not None
+    tool.structured = True  # an object answer is structuredContent, declared or not
     tool.definition = tool._definition()
     return tool
 
