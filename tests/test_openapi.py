@@ -53,6 +53,11 @@ class Item(ItemIn):
     id: int
 
 
+class ItemPatch(BaseModel):
+    name: str | None = None
+    price: float | None = None
+
+
 class Node(BaseModel):
     name: str
     children: list[Node] = []
@@ -88,6 +93,12 @@ def make_api() -> FastAPI:
     @app.put("/items/{item_id}", tags=["items"])
     def replace_item(item_id: int, item: ItemIn) -> Item:
         items[item_id] = Item(id=item_id, **item.model_dump())
+        return items[item_id]
+
+    @app.patch("/items/{item_id}", tags=["items"])
+    def patch_item(item_id: int, patch: ItemPatch) -> Item:
+        changes = patch.model_dump(exclude_unset=True)
+        items[item_id] = items[item_id].model_copy(update=changes)
         return items[item_id]
 
     @app.delete("/items/{item_id}", tags=["items", "admin"], status_code=204)
@@ -197,6 +208,7 @@ async def test_every_operation_is_a_tool_called_over_http(api_url: str, revision
                     "list_items_items_get",
                     "create_item_items_post",
                     "replace_item_items__item_id__put",
+                    "patch_item_items__item_id__patch",
                     "delete_item_items__item_id__delete",
                     "file_name_files__name__get",
                     "whoami_whoami_get",
@@ -293,6 +305,17 @@ async def test_every_operation_is_a_tool_called_over_http(api_url: str, revision
                 "replace_item_items__item_id__put", {"item_id": 2, "name": "lamp2", "price": 3}
             )
             assert replaced.structured["name"] == "lamp2"
+
+            # PATCH: optional body properties; the required body is sent even when empty
+            patch = tools["patch_item_items__item_id__patch"]["inputSchema"]
+            assert patch["required"] == ["item_id"]
+            assert patch["properties"]["price"] == {"type": "number"}
+            same = await client.call_tool("patch_item_items__item_id__patch", {"item_id": 2})
+            assert same.structured["name"] == "lamp2"
+            cheaper = await client.call_tool(
+                "patch_item_items__item_id__patch", {"item_id": 2, "price": 2.5, "name": None}
+            )
+            assert (cheaper.structured["name"], cheaper.structured["price"]) == ("lamp2", 2.5)
 
             # DELETE: destructive; a 204 is a success without a body, then a 404
             delete = tools["delete_item_items__item_id__delete"]
@@ -423,6 +446,7 @@ def test_route_filters_and_names() -> None:
     assert sorted(t.name for t in only_items.tools) == [
         "create_item_items_post",
         "list_items_items_get",
+        "patch_item_items__item_id__patch",
         "read_item_items__item_id__get",
         "replace_item_items__item_id__put",
     ]
@@ -517,6 +541,8 @@ def test_openapi_30_refs_nullable_and_yaml(tmp_path: Any) -> None:
     }
     path = tmp_path / "pets.yaml"
     path.write_text(yaml.safe_dump(document))
+    assert [t.name for t in Server.from_openapi(path).tools] == ["listPets"]
+    assert [t.name for t in Server.from_openapi(yaml.safe_dump(document)).tools] == ["listPets"]
     mcp = Server.from_openapi(str(path))
     tool = mcp.get_tool("listPets").definition
     assert tool["inputSchema"] == {"type": "object", "properties": {"limit": {"type": "integer"}}}

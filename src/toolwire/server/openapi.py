@@ -78,7 +78,7 @@ def load_document(spec: Any) -> JSON:
             answer = httpx.get(text, follow_redirects=True, timeout=30)
             answer.raise_for_status()
             raw = answer.content
-        elif isinstance(text, str) and not text.lstrip().startswith(("{", "openapi", "swagger")):
+        elif isinstance(text, str) and "\n" not in text and not text.lstrip().startswith("{"):
             with open(text, "rb") as file:
                 raw = file.read()
         document = _parse(raw)
@@ -264,7 +264,7 @@ def _add_body(
         media = (kind, {"schema": {"type": "string"}})
     op.media, spec = media
     schema = resolver.schema(spec.get("schema", {}))
-    needed = bool(body.get("required"))
+    needed = op.body_required = bool(body.get("required"))
     props = schema.get("properties") if is_object(schema) else None
     if (
         isinstance(props, dict)
@@ -283,6 +283,7 @@ def _add_body(
                     nulls.add(name)
                 properties[name] = stripped
             op.params[name] = Param("body", name)
+        op.merged_body = True
         return
     name = "body" if "body" not in properties else "request_body"
     if body.get("description"):

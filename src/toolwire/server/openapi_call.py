@@ -39,6 +39,8 @@ class Operation:
     params: dict[str, Param] = field(default_factory=dict)
     shared: list[Any] = field(default_factory=list)  # the path item's parameters
     media: str | None = None  # the request body's media type
+    body_required: bool = False
+    merged_body: bool = False  # the body's properties are the tool's arguments
     wraps: bool = False  # the output schema wraps a non-object result under "result"
     nulls_absent: frozenset[str] = frozenset()
 
@@ -131,7 +133,7 @@ class Caller:
                 merged[param.name] = value
             else:
                 body = value
-        if merged:
+        if merged or (op.body_required and op.merged_body):  # a required body: {} at least
             body = merged
         if cookies:
             headers["Cookie"] = "; ".join(cookies)
