@@ -462,6 +462,9 @@ def test_route_filters_and_names() -> None:
     assert read["additionalProperties"] is False  # the provider's strict shape
     assert only_items.get_tool("read_item_items__item_id__get").tags == {"items"}
 
+    with pytest.raises(RegistrationError, match="Route filter 'items'"):
+        Server.from_openapi(document, client, include=["items"])
+
     mcp = Server("two")
     mcp.add_openapi(document, client, include=["/sum"], names={"POST /sum": "add_up"})
     mcp.add_openapi(document, client, include=["/sum"])

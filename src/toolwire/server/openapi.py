@@ -131,6 +131,11 @@ def matches(rule: RouteFilter, op: Operation) -> bool:
     if not pattern:
         pattern = "*"
     methods = {m.strip().lower() for m in method.split(",")}
+    if not methods <= {*METHODS, "*"}:
+        raise RegistrationError(
+            f"Route filter {rule!r}: use 'tag:NAME', 'METHOD /path/pattern', '/path/pattern' "
+            "or 'METHOD' (GET, POST, ..., or * for any)"
+        )
     if "*" not in methods and op.method not in methods:
         return False
     return fnmatch.fnmatchcase(op.path, pattern.strip())
