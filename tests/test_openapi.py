@@ -553,6 +553,14 @@ def test_openapi_30_refs_nullable_and_yaml(tmp_path: Any) -> None:
     assert pet["properties"]["tag"] == {"type": ["string", "null"]}
     assert pet["properties"]["name"] == {"type": "string"}
     assert pet["properties"]["parent"]["description"] == "A Pet (recursive: same shape as above)"
+    broken = {**document, "components": {}}
+    with pytest.raises(RegistrationError) as raised:
+        Server.from_openapi(broken)
+    assert str(raised.value) == (
+        "OpenAPI operation GET /pets: The reference '#/components/parameters/Limit' points at "
+        "nothing in the document (leave it out with exclude=['GET /pets'])"
+    )
+    assert len(Server.from_openapi(broken, exclude=["GET /pets"]).tools) == 0
     with pytest.raises(RegistrationError, match=r"Not an OpenAPI 3\.0/3\.1 document"):
         Server.from_openapi({"swagger": "2.0"})
 

@@ -23,6 +23,7 @@ timeouts and transport apply. The module loads only when used; YAML documents ne
 from __future__ import annotations
 
 import fnmatch
+import gc
 import hashlib
 import os
 import re
@@ -402,13 +403,21 @@ def add_openapi(
     ]
     assign_names(kept, names or {}, server._tools)
     built = []
-    for op in kept:
-        try:
-            built.append(build_tool(op, resolver, client, tags))
-        except (ValueError, KeyError, TypeError, RegistrationError) as exc:
-            raise RegistrationError(
-                f"OpenAPI operation {op.method.upper()} {op.path}: {exc}"
-            ) from exc
+    # thousands of small objects and nothing to free: the collector would only rescan them
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for op in kept:
+            try:
+                built.append(build_tool(op, resolver, client, tags))
+            except (ValueError, KeyError, TypeError, RegistrationError) as exc:
+                where = f"{op.method.upper()} {op.path}"
+                raise RegistrationError(
+                    f"OpenAPI operation {where}: {exc} (leave it out with exclude=[{where!r}])"
+                ) from exc
+    finally:
+        if collecting:
+            gc.enable()
     if server.provider is not None:
         from .facing import face
 
