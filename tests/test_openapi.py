@@ -144,6 +144,10 @@ def make_api() -> FastAPI:
             "cookie": request.headers.get("cookie"),
         }
 
+    @app.get("/boom")
+    def boom() -> Response:
+        return Response("x" * 5000, status_code=500)
+
     @app.get("/plain", operation_id="plain text please")
     def plain() -> Response:
         return Response("just text", media_type="text/plain")
@@ -215,6 +219,7 @@ async def test_every_operation_is_a_tool_called_over_http(api_url: str, revision
                     "total_sum_post",
                     "count_nodes",
                     "rename_rename__name__post",
+                    "boom_boom_get",
                     "plain_text_please",
                 ]
             )
@@ -358,6 +363,15 @@ async def test_every_operation_is_a_tool_called_over_http(api_url: str, revision
                 "rename_rename__name__post", {"name": "old", "body": {"new": "x"}}
             )
             assert renamed.structured == {"old": "old", "new": "x"}
+
+            # a failed answer's body is trimmed for the model
+            boom = await client.call_tool("boom_boom_get", {})
+            assert boom.is_error
+            assert boom.text == (
+                "GET /boom answered HTTP 500 Internal Server Error: "
+                + "x" * 2000
+                + "... (5000 characters)"
+            )
 
             text = await client.call_tool("plain_text_please", {})
             assert text.text == "just text"
