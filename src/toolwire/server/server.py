@@ -268,6 +268,54 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
         serve_skills(self, folder, authority)
 
+    @classmethod
+    def from_openapi(
+        cls,
+        spec: Any,
+        client: Any = None,
+        *,
+        name: str | None = None,
+        include: Iterable[Any] | None = None,
+        exclude: Iterable[Any] = (),
+        names: dict[str, str] | None = None,
+        tags: bool = True,
+        **options: Any,
+    ) -> Server:
+        """A server whose tools are the operations of the OpenAPI 3.0/3.1 document ``spec``
+        (a dict, a path, a URL, JSON or YAML text), called through ``client``, an
+        ``httpx.AsyncClient`` (its base URL and auth headers apply). ``options`` go to
+        :class:`Server`; the name defaults to the document's title (docs/tools.md,
+        "OpenAPI as tools", and :mod:`toolwire.server.openapi`)."""
+        from .openapi import load_document
+
+        document = load_document(spec)
+        title = (document.get("info") or {}).get("title")
+        server = cls(name or (title if isinstance(title, str) and title else "openapi"), **options)
+        server.add_openapi(
+            document, client, include=include, exclude=exclude, names=names, tags=tags
+        )
+        return server
+
+    def add_openapi(
+        self,
+        spec: Any,
+        client: Any = None,
+        *,
+        include: Iterable[Any] | None = None,
+        exclude: Iterable[Any] = (),
+        names: dict[str, str] | None = None,
+        tags: bool = True,
+    ) -> list[str]:
+        """Add a tool for each operation of an OpenAPI document kept by ``include`` and
+        ``exclude`` (``"tag:NAME"``, ``"GET /users/*"``, ``"/path/glob"``, ``"DELETE"`` or a
+        function of method, path and operation); ``names`` maps an ``operationId`` (or
+        ``"METHOD /path"``) to a tool name. Returns the names of the tools added."""
+        from .openapi import add_openapi
+
+        return add_openapi(
+            self, spec, client, include=include, exclude=exclude, names=names, tags=tags
+        )
+
     def remove_tool(self, name: str) -> None:
         """Unregister a tool; clients are told the list changed."""
         if self._tools.pop(name, None) is None:
