@@ -241,6 +241,9 @@ def start_worker(script: str | Path, *args: str, python: str = sys.executable) -
     worker = Worker(process, port, _Lines(process.stdout, f"worker {port}"))
     try:
         yield worker
+    except BaseException:  # the worker's last lines go with the failure (pytest shows them)
+        print(f"worker on port {port}, exit code {process.poll()}:", *worker.output.kept, sep="\n")
+        raise
     finally:
         _stop(process)
         worker.output.join()

@@ -107,8 +107,13 @@ if __name__ == "__main__":
         sock.bind(("127.0.0.1", 0))
         sock.listen(128)
         print(f"port {sock.getsockname()[1]}", flush=True)
+        # The harness may pause longer than uvicorn's 5 s keep-alive between two requests
+        # (shrinking, a busy machine): a connection closed under it is not the server's fault.
         config = uvicorn.Config(
-            mcp.http_app(max_body_bytes=options.max_body), log_level="warning", lifespan="on"
+            mcp.http_app(max_body_bytes=options.max_body),
+            log_level="warning",
+            lifespan="on",
+            timeout_keep_alive=300,
         )
         server = uvicorn.Server(config)
 
