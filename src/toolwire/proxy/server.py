@@ -1,0 +1,314 @@
+"""The proxy server: a toolwire server whose tools, resources, resource templates, prompts
+and completions are another MCP server's (see :func:`toolwire.proxy.proxy`).
+
+Each downstream legacy session gets its own upstream connection, opened at its first
+request and closed with it; 2026-07-28 requests, which belong to no session, share one
+(as does everything with ``shared=True``). Listings come from the upstream, all its pages,
+cached per upstream connection until it announces a change, which is passed on downstream.
+Results are the upstream's, shaped for the downstream's revision; upstream JSON-RPC errors
+keep their code and message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from .. import jsonrpc
+from ..errors import ClientError, RPCError
+from ..protocol import shaping
+from ..protocol.revisions import Features
+from ..server.core import ServerCore, unknown_tool
+from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
+from ..server.session import Request, ServerConnection
+from .upstream import JSON, Call, Upstream, current_call, upstream_error
+
+_tokens = itertools.count(1)
+
+LISTS = {  # downstream method: (cache key, upstream method, result key, name key, shape)
+    "tools/list": ("tools", "tools/list", "tools", "name", shaping.tool),
+    "resources/list": ("resources", "resources/list", "resources", "uri", shaping.resource),
+    "resources/templates/list": (
+        "templates",
+        "resources/templates/list",
+        "resourceTemplates",
+        "uriTemplate",
+        shaping.resource,
+    ),
+    "prompts/list": ("prompts", "prompts/list", "prompts", "name", shaping.prompt),
+}
+CAPABILITY = {"tools": "tools", "resources": "resources", "templates": "resources"}
+CAPABILITY["prompts"] = "prompts"
+
+
+def _forwarded(params: JSON) -> JSON:
+    """A request's params as sent upstream: without the downstream's protocol ``_meta``
+    (the upstream client adds its own) and 2026-07-28 input rounds."""
+    kept = {k: v for k, v in params.items() if k not in ("_meta", "inputResponses", "requestState")}
+    meta = {
+        k: v
+        for k, v in (params.get("_meta") or {}).items()
+        if not k.startswith("io.modelcontextprotocol/") and k != "progressToken"
+    }
+    if meta:
+        kept["_meta"] = meta
+    return kept
+
+
+def _plain(result: JSON) -> JSON:
+    """An upstream result without what its own revision added (2026-07-28 markers)."""
+    plain = {k: v for k, v in result.items() if k not in ("resultType", "ttlMs", "cacheScope")}
+    meta = plain.pop("_meta", None)
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
+        if meta:
+            plain["_meta"] = meta
+    return plain
+
+
+class ProxyConnection(ServerConnection):
+    """A downstream connection that closes its upstream connection when it closes."""
+
+    def close(self) -> None:
+        upstream = getattr(self, "upstream", None)
+        super().close()
+        if upstream is not None:
+            self.upstream = None
+            with contextlib.suppress(RuntimeError):  # no loop: nothing left to close
+                asyncio.get_running_loop().create_task(upstream.close())
+
+
+class ProxyServer(ServerCore):
+    """A server serving what an upstream MCP server offers."""
+
+    def __init__(
+        self, make_client: Callable[..., Any], name: str, *, shared: bool = False, **options: Any
+    ) -> None:
+        super().__init__(name, **options)
+        self.shared = shared
+        self._make_client = make_client
+        self._shared: Upstream | None = None
+        self.upstreams_opened = 0
+        handlers = {method: self._list for method in LISTS}
+        handlers.update(
+            {
+                "resources/read": self._forward,
+                "prompts/get": self._forward,
+                "completion/complete": self._forward,
+                "resources/subscribe": self._subscribe,
+                "resources/unsubscribe": self._subscribe,
+            }
+        )
+        # tools/call goes through invoke_tool (and any call guard); the rest is forwarded.
+        self.methods = {**self.methods, **handlers}
+
+    # ------------------------------------------------------------ what is offered
+
+    def capabilities(self, features: Features) -> JSON:
+        capabilities = super().capabilities(features)
+        resources: JSON = {"listChanged": True}
+        if not features.modern:
+            resources["subscribe"] = True
+        capabilities["resources"] = resources
+        capabilities["prompts"] = {"listChanged": True}
+        if features.revision >= "2025-03-26":
+            capabilities["completions"] = {}
+        return capabilities
+
+    def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
+        accepted = super().accepted_notifications(wanted, request)
+        for key in ("resourcesListChanged", "promptsListChanged"):
+            if wanted.get(key) is True:
+                accepted[key] = True
+        return accepted
+
+    # ------------------------------------------------------------ upstream connections
+
+    def connect(self, send: Callable[[bytes], None]) -> ServerConnection:
+        return ProxyConnection(self, send)
+
+    def upstream_for(self, connection: ServerConnection) -> Upstream:
+        """The upstream connection serving ``connection``: its own for a legacy session,
+        else the shared one."""
+        if self.shared or connection.features is None:
+            if self._shared is None or self._shared.closed:
+                self._shared = self._new_upstream(None)
+            return self._shared
+        upstream: Upstream | None = getattr(connection, "upstream", None)
+        if upstream is None:
+            upstream = self._new_upstream(connection)
+            connection.upstream = upstream  # type: ignore[attr-defined]
+        return upstream
+
+    def _new_upstream(self, connection: ServerConnection | None) -> Upstream:
+        self.upstreams_opened += 1
+
+        def changed(kind: str) -> None:
+            if connection is None:
+                self.list_changed(kind)
+            else:
+                from ..server.core import LIST_CHANGES
+
+                filter_key, method = LIST_CHANGES[kind]
+                connection.notify(method)
+                connection.tell_listeners(filter_key, method)
+
+        def updated(uri: str) -> None:
+            targets = [connection] if connection is not None else list(self._connections)
+            for target in targets:
+                if target.features is not None and uri in target.subscriptions:
+                    target.notify("notifications/resources/updated", {"uri": uri})
+
+        return Upstream(self._make_client, changed, updated)
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._users == 0 and self._shared is not None:
+            shared, self._shared = self._shared, None
+            await shared.close()
+
+    # ------------------------------------------------------------ listings
+
+    def _list(self, connection: ServerConnection, request: Request) -> Any:
+        cursor = request.params.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+        return self._page(connection, request, cursor)
+
+    async def _page(
+        self, connection: ServerConnection, request: Request, cursor: str | None
+    ) -> JSON:
+        kind, method, key, name, shape = LISTS[request.method]
+        upstream = self.upstream_for(connection)
+        await upstream.client()
+        items: list[JSON] = []
+        if upstream.offers(CAPABILITY[kind]):
+            items = await upstream.listing(kind, method, key)
+        items = [item for item in items if isinstance(item.get(name), str)]
+        start, end, after = self.page_bounds([item[name] for item in items], cursor)
+        features = request.features
+        result: JSON = {key: [shape(item, features) for item in items[start:end]]}
+        if after is not None:
+            result["nextCursor"] = after
+        return shaping.cacheable(result, features, self.list_ttl_ms, "private")
+
+    # ------------------------------------------------------------ calls
+
+    def invoke_tool(
+        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+    ) -> Any:
+        return self._invoke(connection, request, name, arguments)
+
+    async def _invoke(
+        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+    ) -> JSON:
+        params = request.params
+        resumed = request.features.modern and (
+            "requestState" in params or "inputResponses" in params
+        )
+        answers = self.signer.answers(params, name, arguments, request.caller) if resumed else None
+        upstream = self.upstream_for(connection)
+        context = connection.context_for(request, answers)
+        try:
+            result = await self._forward_call(upstream, context, request, _forwarded(params))
+        except InputRequired as needed:  # the downstream client answers, then calls again
+            state = self.signer.seal(
+                name, arguments, request.caller, needed.sealed_answers(), needed.questions
+            )
+            return {
+                "resultType": "input_required",
+                "inputRequests": needed.requests,
+                "requestState": state,
+            }
+        except InvalidAnswer as exc:
+            raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
+        finally:
+            context._finish()
+        if not isinstance(result.get("content"), list):
+            raise unknown_tool(name, [])
+        return shaping.call_result(_plain(result), request.features)
+
+    async def _forward_call(
+        self, upstream: Upstream, context: Any, request: Request, params: JSON
+    ) -> JSON:
+        client = await upstream.client()
+        call = Call(context)
+        token: str | None = None
+        if context.progress_token is not None:
+            token = f"proxy-{next(_tokens)}"
+
+            def progress(value: float, total: float | None, message: str | None) -> None:
+                context.report_progress(value, total, message)
+
+            client._progress[token] = progress
+            params = {**params, "_meta": {**(params.get("_meta") or {}), "progressToken": token}}
+        upstream.calls.append(call)
+        marker = current_call.set(call)
+        try:
+            return await client.request(request.method, params)
+        except asyncio.CancelledError:
+            if call.needed is not None and not context.cancelled:
+                raise call.needed from None
+            raise
+        except (ClientError, RPCError) as exc:
+            if call.needed is not None:
+                raise call.needed from None
+            raise upstream_error(exc) from None
+        finally:
+            current_call.reset(marker)
+            upstream.calls.remove(call)
+            if token is not None:
+                client._progress.pop(token, None)
+
+    def _forward(self, connection: ServerConnection, request: Request) -> Any:
+        return self._forwarded(connection, request)
+
+    async def _forwarded(self, connection: ServerConnection, request: Request) -> JSON:
+        upstream = self.upstream_for(connection)
+        context = connection.context_for(request)
+        try:
+            result = _plain(
+                await self._forward_call(upstream, context, request, _forwarded(request.params))
+            )
+        except (InputRequired, MissingClientCapability) as exc:
+            raise RPCError(
+                jsonrpc.INTERNAL_ERROR, f"{request.method} needs input from the client: {exc}"
+            ) from None
+        finally:
+            context._finish()
+        features = request.features
+        if request.method == "resources/read":
+            contents = result.get("contents") or []
+            result["contents"] = shaping.resource_contents(contents, features)
+            return shaping.cacheable(result, features, 0, "private")
+        if request.method == "prompts/get":
+            return shaping.prompt_result(result, features)
+        return result
+
+    def _subscribe(self, connection: ServerConnection, request: Request) -> Any:
+        uri = request.params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise RPCError(
+                jsonrpc.INVALID_PARAMS, f'Invalid params: {request.method} needs a "uri" string'
+            )
+        return self._subscription(connection, request, uri)
+
+    async def _subscription(self, connection: ServerConnection, request: Request, uri: str) -> JSON:
+        upstream = self.upstream_for(connection)
+        client = await upstream.client()
+        subscribe = request.method == "resources/subscribe"
+        try:
+            if subscribe:
+                await client.subscribe_resource(uri)
+            else:
+                await client.unsubscribe_resource(uri)
+        except (ClientError, RPCError) as exc:
+            raise upstream_error(exc) from None
+        if subscribe:
+            connection.subscriptions.add(uri)
+        else:
+            connection.subscriptions.discard(uri)
+        return {}
