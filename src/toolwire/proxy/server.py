@@ -91,7 +91,8 @@ class ProxyServer(ServerCore):
         self.shared = shared
         self._make_client = make_client
         self._shared: Upstream | None = None
-        self.upstreams_opened = 0
+        #: Upstream connections opened (each one handshake), for tests and monitoring.
+        self.upstream_handshakes = 0
         handlers = {method: self._list for method in LISTS}
         handlers.update(
             {
@@ -144,8 +145,6 @@ class ProxyServer(ServerCore):
         return upstream
 
     def _new_upstream(self, connection: ServerConnection | None) -> Upstream:
-        self.upstreams_opened += 1
-
         def changed(kind: str) -> None:
             if connection is None:
                 self.list_changed(kind)
@@ -162,7 +161,10 @@ class ProxyServer(ServerCore):
                 if target.features is not None and uri in target.subscriptions:
                     target.notify("notifications/resources/updated", {"uri": uri})
 
-        return Upstream(self._make_client, changed, updated)
+        def connected() -> None:
+            self.upstream_handshakes += 1
+
+        return Upstream(self._make_client, changed, updated, connected)
 
     async def stop(self) -> None:
         await super().stop()

@@ -78,10 +78,12 @@ class Upstream:
         make_client: Callable[..., Client],
         changed: Callable[[str], None],
         updated: Callable[[str], None],
+        connected: Callable[[], None] | None = None,
     ) -> None:
         self._make_client = make_client
         self._changed = changed
         self._updated = updated
+        self._connected = connected
         self._client: Client | None = None
         self._lock = asyncio.Lock()
         self.handshakes = 0
@@ -115,6 +117,8 @@ class Upstream:
             except Exception as exc:
                 raise upstream_error(exc) from None
             self.handshakes += 1
+            if self._connected is not None:
+                self._connected()
             if client.modern:  # list changes come on a listen stream
                 with contextlib.suppress(Exception):
                     await client.listen(resources_list_changed=True, prompts_list_changed=True)
