@@ -78,7 +78,11 @@ class ProxyConnection(ServerConnection):
         if upstream is not None:
             self.upstream = None
             with contextlib.suppress(RuntimeError):  # no loop: nothing left to close
-                asyncio.get_running_loop().create_task(upstream.close())
+                closing = asyncio.get_running_loop().create_task(upstream.close())
+                server: Any = self.server
+                server.forget(upstream)
+                server.closing.add(closing)
+                closing.add_done_callback(server.closing.discard)
 
 
 class ProxyServer(ServerCore):
@@ -91,6 +95,8 @@ class ProxyServer(ServerCore):
         self.shared = shared
         self._make_client = make_client
         self._shared: Upstream | None = None
+        self._upstreams: set[Upstream] = set()  # every one open, closed when serving ends
+        self.closing: set[asyncio.Task[None]] = set()  # sessions' upstreams being closed
         #: Upstream connections opened (each one handshake), for tests and monitoring.
         self.upstream_handshakes = 0
         handlers = {method: self._list for method in LISTS}
@@ -164,13 +170,19 @@ class ProxyServer(ServerCore):
         def connected() -> None:
             self.upstream_handshakes += 1
 
-        return Upstream(self._make_client, changed, updated, connected)
+        upstream = Upstream(self._make_client, changed, updated, connected)
+        self._upstreams.add(upstream)
+        return upstream
+
+    def forget(self, upstream: Upstream) -> None:
+        self._upstreams.discard(upstream)
 
     async def stop(self) -> None:
         await super().stop()
-        if self._users == 0 and self._shared is not None:
-            shared, self._shared = self._shared, None
-            await shared.close()
+        if self._users == 0:
+            self._shared = None
+            upstreams, self._upstreams = self._upstreams, set()
+            await asyncio.gather(*(upstream.close() for upstream in upstreams), *self.closing)
 
     # ------------------------------------------------------------ listings
 
