@@ -20,7 +20,7 @@ from typing import Any
 from .. import jsonrpc
 from ..errors import ClientError, RPCError
 from ..protocol import shaping
-from ..protocol.revisions import Features
+from ..protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Features
 from ..server.core import ServerCore, unknown_tool
 from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
 from ..server.session import Request, ServerConnection
@@ -44,10 +44,11 @@ CAPABILITY = {"tools": "tools", "resources": "resources", "templates": "resource
 CAPABILITY["prompts"] = "prompts"
 
 
-def _forwarded(params: JSON) -> JSON:
+def _forwarded(params: JSON, keep_rounds: bool = False) -> JSON:
     """A request's params as sent upstream: without the downstream's protocol ``_meta``
-    (the upstream client adds its own) and 2026-07-28 input rounds."""
-    kept = {k: v for k, v in params.items() if k not in ("_meta", "inputResponses", "requestState")}
+    (the upstream client adds its own) and, unless ``keep_rounds``, 2026-07-28 input rounds."""
+    dropped = ("_meta",) if keep_rounds else ("_meta", "inputResponses", "requestState")
+    kept = {k: v for k, v in params.items() if k not in dropped}
     meta = {
         k: v
         for k, v in (params.get("_meta") or {}).items()
@@ -58,9 +59,10 @@ def _forwarded(params: JSON) -> JSON:
     return kept
 
 
-def _plain(result: JSON) -> JSON:
+def _plain(result: JSON, keep_type: bool = False) -> JSON:
     """An upstream result without what its own revision added (2026-07-28 markers)."""
-    plain = {k: v for k, v in result.items() if k not in ("resultType", "ttlMs", "cacheScope")}
+    dropped = ("ttlMs", "cacheScope") if keep_type else ("resultType", "ttlMs", "cacheScope")
+    plain = {k: v for k, v in result.items() if k not in dropped}
     meta = plain.pop("_meta", None)
     if isinstance(meta, dict):
         meta = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
@@ -184,6 +186,19 @@ class ProxyServer(ServerCore):
             upstreams, self._upstreams = self._upstreams, set()
             await asyncio.gather(*(upstream.close() for upstream in upstreams), *self.closing)
 
+    def header_params(self, tool: str) -> dict[str, str]:
+        """The ``Mcp-Param-*`` headers of ``tool`` (2026-07-28 HTTP), from the upstream's
+        listing once it was fetched (modern requests use the shared upstream)."""
+        shared = self._shared
+        tools = shared.listings.get("tools") if shared is not None else None
+        for definition in tools or ():
+            if definition.get("name") == tool:
+                from ..protocol.header_params import header_params
+
+                mirrored, problem = header_params(definition.get("inputSchema"))
+                return mirrored if problem is None else {}
+        return {}
+
     # ------------------------------------------------------------ listings
 
     def _list(self, connection: ServerConnection, request: Request) -> Any:
@@ -220,14 +235,13 @@ class ProxyServer(ServerCore):
         self, connection: ServerConnection, request: Request, name: str, arguments: JSON
     ) -> JSON:
         params = request.params
-        resumed = request.features.modern and (
-            "requestState" in params or "inputResponses" in params
-        )
-        answers = self.signer.answers(params, name, arguments, request.caller) if resumed else None
         upstream = self.upstream_for(connection)
+        direct = await self._direct(upstream, request)
+        resumed = not direct and ("requestState" in params or "inputResponses" in params)
+        answers = self.signer.answers(params, name, arguments, request.caller) if resumed else None
         context = connection.context_for(request, answers)
         try:
-            result = await self._forward_call(upstream, context, request, _forwarded(params))
+            result = await self._forward_call(upstream, context, request, direct)
         except InputRequired as needed:  # the downstream client answers, then calls again
             state = self.signer.seal(
                 name, arguments, request.caller, needed.sealed_answers(), needed.questions
@@ -241,14 +255,26 @@ class ProxyServer(ServerCore):
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         finally:
             context._finish()
+        if result.get("resultType") == "input_required":
+            return _plain(result, keep_type=True)
         if not isinstance(result.get("content"), list):
             raise unknown_tool(name, [])
         return shaping.call_result(_plain(result), request.features)
 
+    @staticmethod
+    async def _direct(upstream: Upstream, request: Request) -> bool:
+        """Whether the request goes upstream as it came: both sides speak 2026-07-28, so the
+        upstream's input_required rounds pass through with their keys and requestState, and
+        the downstream client's capabilities and log level are the upstream's to see."""
+        if not request.features.modern:
+            return False
+        return (await upstream.client()).modern
+
     async def _forward_call(
-        self, upstream: Upstream, context: Any, request: Request, params: JSON
+        self, upstream: Upstream, context: Any, request: Request, direct: bool
     ) -> JSON:
         client = await upstream.client()
+        params = _forwarded(request.params, keep_rounds=direct)
         call = Call(context)
         token: str | None = None
         if context.progress_token is not None:
@@ -262,7 +288,15 @@ class ProxyServer(ServerCore):
         upstream.calls.append(call)
         marker = current_call.set(call)
         try:
-            return await client.request(request.method, params)
+            if not direct:
+                return await client.request(request.method, params)
+            wire = client._modern_params(params)
+            meta = wire["_meta"]
+            meta[META_CLIENT_CAPABILITIES] = request.capabilities or {}
+            meta.pop(META_LOG_LEVEL, None)
+            if request.log_level is not None:
+                meta[META_LOG_LEVEL] = request.log_level
+            return await client._request(request.method, wire)
         except asyncio.CancelledError:
             if call.needed is not None and not context.cancelled:
                 raise call.needed from None
@@ -282,17 +316,19 @@ class ProxyServer(ServerCore):
 
     async def _forwarded(self, connection: ServerConnection, request: Request) -> JSON:
         upstream = self.upstream_for(connection)
+        direct = await self._direct(upstream, request)
         context = connection.context_for(request)
         try:
-            result = _plain(
-                await self._forward_call(upstream, context, request, _forwarded(request.params))
-            )
+            result = await self._forward_call(upstream, context, request, direct)
         except (InputRequired, MissingClientCapability) as exc:
             raise RPCError(
                 jsonrpc.INTERNAL_ERROR, f"{request.method} needs input from the client: {exc}"
             ) from None
         finally:
             context._finish()
+        if result.get("resultType") == "input_required":
+            return _plain(result, keep_type=True)
+        result = _plain(result)
         features = request.features
         if request.method == "resources/read":
             contents = result.get("contents") or []

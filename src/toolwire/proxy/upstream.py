@@ -16,7 +16,7 @@ from typing import Any
 from .. import jsonrpc
 from ..client import Client
 from ..errors import ClientError, RPCError, ServerError
-from ..server.inputs import InputRequired
+from ..server.inputs import InputRequired, MissingClientCapability
 
 logger = logging.getLogger("toolwire.proxy")
 
@@ -203,8 +203,9 @@ class Upstream:
                     )
                 return await context._connection.request(method, params, related=context.request_id)
             try:
+                context._require(capability, "2024-11-05", f"The client has no {capability}")
                 return await context._ask(kind, method, params, None)
-            except InputRequired as needed:
+            except (InputRequired, MissingClientCapability) as needed:
                 # The downstream client answers in a new round: this upstream request
                 # ends here and is made again with the answer once the client has it.
                 call.needed = needed
