@@ -5,7 +5,9 @@ both eras, with progress, elicitation and cancellation crossing the proxy."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -142,3 +144,63 @@ async def test_cancellation_crosses_the_proxy(proxy: Proxy, mode: str) -> None:
         m for m in proxy.sent("tools/call") if m["params"]["name"].startswith("trigger-long")
     ]
     assert cancel["params"]["requestId"] == upstream_call["id"]
+
+
+SDK_UPSTREAM = [sys.executable, str(Path(__file__).with_name("sdk_proxy_upstream.py"))]
+
+
+@pytest.mark.parametrize("mode", list(ERAS))
+async def test_a_proxy_of_an_official_sdk_server(mode: str) -> None:
+    """The official client, a toolwire proxy over HTTP, an official-SDK server over stdio.
+    The proxy speaks 2025-11-25 to it: the SDK's ``ctx.elicit`` asks by a request to the
+    client, which 2026-07-28 has no channel for (its tools must use ``input_responses``)."""
+    upstream: list[tuple[str, Any]] = []
+
+    def tap(direction: str, data: bytes) -> None:
+        upstream.append((direction, orjson.loads(data)))
+
+    progress: list[tuple[float, float | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total))
+
+    async def on_elicit(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    server = Server.proxy(SDK_UPSTREAM, tap=tap, protocol_version="2025-11-25")
+    with serve_http(server) as url, anyio.fail_after(TEST_TIMEOUT):
+        async with Client(
+            streamable_http_client(url),
+            mode=mode,
+            read_timeout_seconds=REQUEST_TIMEOUT,
+            elicitation_callback=on_elicit,
+        ) as client:
+            assert client.protocol_version == ERAS[mode]
+            added = await client.call_tool("add", {"a": 2, "b": 3})
+            assert added.structured_content == {"result": 5}
+            result = await client.call_tool("steps", {"count": 3}, progress_callback=on_progress)
+            assert result.content[0].text == "3 steps"  # type: ignore[union-attr]
+            greeted = await client.call_tool("greet", {})
+            assert greeted.content[0].text == "Hello Ada"  # type: ignore[union-attr]
+            started = anyio.Event()
+
+            async def begun(value: float, total: float | None, message: str | None) -> None:
+                started.set()
+
+            async with anyio.create_task_group() as group:
+
+                async def call() -> None:
+                    await client.call_tool("wait_forever", {}, progress_callback=begun)
+
+                group.start_soon(call)
+                await started.wait()
+                group.cancel_scope.cancel()
+            sent = [m for d, m in upstream if d == "send"]
+            with anyio.fail_after(10):
+                while not any(m.get("method") == "notifications/cancelled" for m in sent):
+                    await client.list_tools()  # each round trip lets the cancel get through
+                    sent = [m for d, m in upstream if d == "send"]
+    assert progress == [(1, 3), (2, 3), (3, 3)]
+    assert server.upstream_handshakes == 1
