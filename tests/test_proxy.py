@@ -208,3 +208,24 @@ async def test_proxy_of_a_client_reuses_its_options() -> None:
         proxy = Server.proxy(Client(url, protocol_version="2025-06-18", headers={"X-Key": "k"}))
         async with checked_client(proxy, MODERN) as client:
             assert (await client.call_tool("add", {"a": 2, "b": 2})).text == "4"
+
+
+@pytest.mark.parametrize("revision", ["2025-06-18", MODERN])
+async def test_cli_serves_a_stdio_server_over_http(revision: str) -> None:
+    upstream = f"{sys.executable} {EXAMPLES / 'calculator.py'}"
+    process = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", "toolwire", "proxy", "--command", upstream],
+        *["--transport", "http", "--port", "0"],
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stderr is not None
+        line = await asyncio.wait_for(process.stderr.readline(), 30)
+        assert b"over Streamable HTTP at " in line, line
+        url = line.decode().split(" at ")[-1].strip()
+        async with checked_client(url, revision) as client:
+            assert (await client.call_tool("add", {"a": 1, "b": 2})).text == "3.0"
+    finally:
+        process.terminate()
+        await asyncio.wait_for(process.wait(), 15)

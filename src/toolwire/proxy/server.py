@@ -40,8 +40,13 @@ LISTS = {  # downstream method: (cache key, upstream method, result key, name ke
     ),
     "prompts/list": ("prompts", "prompts/list", "prompts", "name", shaping.prompt),
 }
-CAPABILITY = {"tools": "tools", "resources": "resources", "templates": "resources"}
-CAPABILITY["prompts"] = "prompts"
+# The upstream capability each cached list needs (a list it does not offer is empty here).
+CAPABILITY = {
+    "tools": "tools",
+    "resources": "resources",
+    "templates": "resources",
+    "prompts": "prompts",
+}
 
 
 def _forwarded(params: JSON, keep_rounds: bool = False) -> JSON:
