@@ -229,3 +229,22 @@ async def test_cli_serves_a_stdio_server_over_http(revision: str) -> None:
     finally:
         process.terminate()
         await asyncio.wait_for(process.wait(), 15)
+
+
+async def test_extensions_and_other_methods_pass_through() -> None:
+    proxy = Server.proxy([sys.executable, str(EXAMPLES / "counters_extension.py")])
+    extension = "com.example/counters"
+    extra = {"extension_methods": ("counters/increment", "counters/list")}
+    with serve_http(proxy) as url:
+        async with checked_client(url, MODERN, extensions={extension: {}}, **extra) as client:
+            assert client.server_extensions[extension] == {"maxCounters": 100}
+            counted = await client.request("counters/increment", {"name": "visits", "by": 2})
+            assert (counted["name"], counted["value"]) == ("visits", 2)
+            with pytest.raises(ServerError) as unknown:
+                await client.request("no/such/method")
+            assert unknown.value.code == -32601
+        async with checked_client(url, MODERN, **extra) as client:  # not declared: refused
+            with pytest.raises(ServerError) as refused:
+                await client.request("counters/increment", {"name": "visits"})
+            assert refused.value.code == -32021
+            assert (await client.request("counters/list"))["counters"] == {"visits": 2}

@@ -76,6 +76,19 @@ def _plain(result: JSON, keep_type: bool = False) -> JSON:
     return plain
 
 
+class Methods(dict[str, Any]):
+    """The proxy's method table: a method it does not know (an extension's, say) goes
+    upstream as it is, and the upstream answers it, or says it does not know it either."""
+
+    def __init__(self, table: dict[str, Any], forward: Any) -> None:
+        super().__init__(table)
+        self.forward = forward
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = super().get(key)
+        return found if found is not None else self.forward
+
+
 class ProxyConnection(ServerConnection):
     """A downstream connection that closes its upstream connection when it closes."""
 
@@ -114,10 +127,11 @@ class ProxyServer(ServerCore):
                 "completion/complete": self._forward,
                 "resources/subscribe": self._subscribe,
                 "resources/unsubscribe": self._subscribe,
+                "server/discover": self._discover,
             }
         )
         # tools/call goes through invoke_tool (and any call guard); the rest is forwarded.
-        self.methods = {**self.methods, **handlers}
+        self.methods = Methods({**self.methods, **handlers}, self._pass)
 
     # ------------------------------------------------------------ what is offered
 
@@ -130,7 +144,34 @@ class ProxyServer(ServerCore):
         capabilities["prompts"] = {"listChanged": True}
         if features.revision >= "2025-03-26":
             capabilities["completions"] = {}
+        upstream = self.upstream_capabilities() if features.modern else None
+        if upstream and isinstance(upstream.get("extensions"), dict):
+            capabilities["extensions"] = {
+                **upstream["extensions"],
+                **capabilities.get("extensions", {}),
+            }
         return capabilities
+
+    def upstream_capabilities(self) -> JSON | None:
+        """What the shared upstream connection offers, once it is open, if it speaks
+        2026-07-28 (whose capabilities hold per request, as the proxy's do)."""
+        shared = self._shared
+        client = shared._client if shared is not None else None
+        if client is None or not client.modern:
+            return None
+        return client.server_capabilities
+
+    def _discover(self, connection: ServerConnection, request: Request) -> Any:
+        return self._discovered(connection, request)
+
+    async def _discovered(self, connection: ServerConnection, request: Request) -> JSON:
+        """``server/discover``: the upstream is asked first, so that the extensions it
+        offers are offered here too."""
+        from ..server.methods import METHODS
+
+        with contextlib.suppress(RPCError):  # an unreachable upstream: its calls will say so
+            await self.upstream_for(connection).client()
+        return METHODS["server/discover"](connection, request)  # type: ignore[no-any-return]
 
     def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
         accepted = super().accepted_notifications(wanted, request)
@@ -260,7 +301,7 @@ class ProxyServer(ServerCore):
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         finally:
             context._finish()
-        if result.get("resultType") == "input_required":
+        if result.get("resultType") not in (None, "complete"):  # input_required, a task ...
             return _plain(result, keep_type=True)
         if not isinstance(result.get("content"), list):
             raise unknown_tool(name, [])
@@ -315,6 +356,24 @@ class ProxyServer(ServerCore):
             upstream.calls.remove(call)
             if token is not None:
                 client._progress.pop(token, None)
+
+    def _pass(self, connection: ServerConnection, request: Request) -> Any:
+        return self._passed(connection, request)
+
+    async def _passed(self, connection: ServerConnection, request: Request) -> JSON:
+        """Any other request (an extension's): the upstream's result as it is."""
+        upstream = self.upstream_for(connection)
+        direct = await self._direct(upstream, request)
+        context = connection.context_for(request)
+        try:
+            result = await self._forward_call(upstream, context, request, direct)
+        except (InputRequired, MissingClientCapability) as exc:
+            raise RPCError(
+                jsonrpc.INTERNAL_ERROR, f"{request.method} needs input from the client: {exc}"
+            ) from None
+        finally:
+            context._finish()
+        return _plain(result, keep_type=True)
 
     def _forward(self, connection: ServerConnection, request: Request) -> Any:
         return self._forwarded(connection, request)
