@@ -65,8 +65,10 @@ def _forwarded(params: JSON, keep_rounds: bool = False) -> JSON:
 
 
 def _plain(result: JSON, keep_type: bool = False) -> JSON:
-    """An upstream result without what its own revision added (2026-07-28 markers)."""
-    dropped = ("ttlMs", "cacheScope") if keep_type else ("resultType", "ttlMs", "cacheScope")
+    """An upstream result without what its own revision added (2026-07-28 markers); with
+    ``keep_type``, a result passed on as it is (an input_required round, a task, an
+    extension's result) keeps them all but the upstream's ``serverInfo``."""
+    dropped = () if keep_type else ("resultType", "ttlMs", "cacheScope")
     plain = {k: v for k, v in result.items() if k not in dropped}
     meta = plain.pop("_meta", None)
     if isinstance(meta, dict):
