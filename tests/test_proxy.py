@@ -9,12 +9,16 @@ negotiated revision.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import runpy
+import socket
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import uvicorn
 
 from toolwire import Client, Server
 from toolwire.errors import ServerError
@@ -248,3 +252,44 @@ async def test_extensions_and_other_methods_pass_through() -> None:
                 await client.request("counters/increment", {"name": "visits"})
             assert refused.value.code == -32021
             assert (await client.request("counters/list"))["counters"] == {"visits": 2}
+
+
+@contextlib.contextmanager
+def upstream_on(sock: socket.socket) -> Iterator[None]:
+    """A fresh upstream server (over HTTP) on a bound socket, until the block ends."""
+    app = runpy.run_path(str(SERVERS / "proxy_upstream.py"))["mcp"].http_app("/mcp")
+    runner = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=runner.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        runner.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def bound(port: int = 0) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(16)
+    return sock
+
+
+@pytest.mark.parametrize("upstream_era", UPSTREAM_ERAS)
+async def test_an_http_upstream_that_went_away_gives_an_error_then_serves_again(
+    upstream_era: str,
+) -> None:
+    sock = bound()
+    port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    proxy = Server.proxy(url, shared=True, protocol_version=upstream_era, timeout=10)
+    async with checked_client(proxy, "2025-06-18") as client:
+        with upstream_on(sock):
+            assert (await client.call_tool("add", {"a": 1, "b": 2})).text == "3"
+        with pytest.raises(ServerError) as gone:
+            await client.call_tool("add", {"a": 1, "b": 2})
+        assert gone.value.code == -32603 and "HTTP request failed" in gone.value.message
+        with upstream_on(bound(port)):
+            assert (await client.call_tool("add", {"a": 2, "b": 2})).text == "4"
