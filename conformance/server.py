@@ -561,5 +561,8 @@ mcp.add_skills(Path(__file__).parent / "skills")
 
 
 if __name__ == "__main__":
-    port = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
-    mcp.run(transport="http", host="127.0.0.1", port=port)
+    if sys.argv[1:] == ["stdio"]:  # behind `toolwire proxy` (conformance/run --proxy)
+        mcp.run()
+    else:
+        port = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
+        mcp.run(transport="http", host="127.0.0.1", port=port)

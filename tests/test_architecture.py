@@ -53,6 +53,7 @@ LAYERS = {
     "lowlevel": 5,
     "testing": 5,
     "cli": 5,
+    "proxy": 5,
     "inspector": 5,
     "__init__": 5,
     "__main__": 5,

@@ -31,7 +31,9 @@ def _lists(data: dict) -> list[tuple[str, list]]:
 def test_expected_failures_parse_in_the_harness_format() -> None:
     data = yaml.safe_load(EXPECTED.read_text()) or {}
     assert isinstance(data, dict)
-    assert set(data) <= {"server", "client"} | LEGS, "top-level keys: server, client or a leg"
+    assert set(data) <= {"server", "client", "proxy"} | LEGS, (
+        "top-level keys: server, client, proxy (conformance/run --proxy) or a leg"
+    )
     for leg in set(data) - {"server", "client"}:
         assert set(data[leg] or {}) <= {"server", "client"}, leg
     for where, entries in _lists(data):

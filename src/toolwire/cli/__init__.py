@@ -128,6 +128,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_lint(commands)
 
+    from .proxy_command import add_parser as add_proxy
+
+    add_proxy(commands)
+
     commands.add_parser(
         "version",
         help="toolwire, Python and MCP revision versions",
@@ -204,6 +208,10 @@ def _dispatch(options: argparse.Namespace) -> int:
         from .lint_command import command as lint
 
         return lint(options)
+    if options.command == "proxy":
+        from .proxy_command import command as proxy
+
+        return proxy(options)
     from .progress import spinner
 
     quiet = options.command == "run"  # a stdio server's terminal belongs to the protocol

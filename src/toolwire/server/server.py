@@ -131,6 +131,19 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
     # ------------------------------------------------------------ registration
 
+    @staticmethod
+    def proxy(
+        target: Any, *, name: str | None = None, shared: bool = False, **client_options: Any
+    ) -> Any:
+        """A server that serves another MCP server's tools, resources and prompts:
+        ``target`` is a command (stdio), an ``http(s)://`` URL or a ``Client``; see
+        :func:`toolwire.proxy.proxy` (docs: "Proxies" in the deployment guide)."""
+        import importlib
+
+        # toolwire.proxy sits above server/ and client/ (it joins both): loaded by name.
+        module = importlib.import_module("toolwire.proxy")
+        return module.proxy(target, name=name, shared=shared, **client_options)
+
     @overload
     def tool(self, name: F, /) -> F: ...
 

@@ -1,0 +1,42 @@
+"""A ``toolwire proxy`` of bench_server.py (run over stdio), for the shared benchmark harness:
+what a ``tools/call`` through the proxy costs beside the direct call to the same upstream.
+
+Usage:  python proxy_server.py stdio | http PORT
+Environment: as bench_server.py (BENCH_TOOLS, BENCH_ASYNC_ADD, BENCH_DIR), passed on to the
+upstream process. Over HTTP every session shares one upstream connection (``shared=True``),
+so the figures are the proxy's, not a subprocess start per session.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from toolwire import Server
+
+UPSTREAM = [sys.executable, str(Path(__file__).resolve().with_name("bench_server.py")), "stdio"]
+
+if __name__ == "__main__":
+    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    proxy = Server.proxy(UPSTREAM, name="bench-toolwire-proxy", shared=mode == "http")
+    if mode == "stdio":
+        proxy.run()
+    elif mode == "http":
+        import uvicorn
+
+        default = Path(__file__).resolve().parents[2] / "shared" / "bench" / "servers"
+        sys.path.insert(0, os.environ.get("BENCH_DIR", str(default)))
+        import _toolgen as tg  # the harness's helpers, found as bench_server.py finds them
+
+        app = proxy.http_app("/mcp", json_response=tg.json_response())
+        uvicorn.run(
+            app,
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            log_level="warning",
+            access_log=False,
+            loop="asyncio",
+            http="h11",
+            lifespan="on",
+        )
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")

@@ -1,0 +1,74 @@
+"""``toolwire proxy``: serve another MCP server through toolwire, a bridge between
+transports: ``--command "npx some-server"`` (stdio) offered over Streamable HTTP, or a
+URL offered over stdio to a host that only starts commands (see
+:func:`toolwire.proxy.proxy`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from typing import Any
+
+
+def add_parser(commands: Any) -> None:
+    """Register ``proxy`` on the CLI's subcommands."""
+    from . import HELP, _server_arguments
+
+    proxy = commands.add_parser(
+        "proxy",
+        help="serve a URL or --command through toolwire (stdio <-> HTTP bridge)",
+        description="Serve the tools, resources and prompts of another MCP server: a "
+        "stdio server (--command) over Streamable HTTP, or an HTTP server (URL) over "
+        "stdio. Each client session gets its own upstream connection (--shared: one for "
+        "all); progress, log messages, elicitation, sampling, cancellation and list "
+        "changes cross it.",
+        formatter_class=HELP,
+    )
+    _server_arguments(proxy)
+    proxy.add_argument(
+        "--transport",
+        choices=("stdio", "http", "streamable-http"),
+        default="stdio",
+        help="how the proxy is served: stdio as MCP hosts start servers, or Streamable HTTP",
+    )
+    proxy.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
+    proxy.add_argument("--port", type=int, default=8000, help="HTTP: the port; 0 picks a free one")
+    proxy.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path")
+    proxy.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("critical", "error", "warning", "info", "debug"),
+        help="HTTP: the server log's level",
+    )
+    proxy.add_argument(
+        "--shared", action="store_true", help="one upstream connection for every client session"
+    )
+    proxy.add_argument("--name", help="the proxy's server name (default: from the target)")
+
+
+def command(options: argparse.Namespace) -> int:
+    """Serve the proxy until the client leaves (stdio) or a signal arrives (HTTP)."""
+    from ..proxy import proxy
+    from . import commands
+    from .loading import LoadError
+    from .targets import TargetError, resolve
+
+    if options.transport == "stdio":
+        from ..transports.stdio_guard import hold_stdio
+
+        hold_stdio()  # what the upstream prints goes to stderr, not to the client
+    try:
+        target = resolve(options.target, options.server_command, options.header)
+    except (LoadError, TargetError) as error:
+        return commands.usage_error(str(error))
+    client_options: dict[str, Any] = {"protocol_version": options.protocol_version}
+    if target.headers:
+        client_options["headers"] = target.headers
+    name = options.name
+    if name is None and options.server_command is not None:
+        name = f"proxy of {shlex.split(options.server_command)[0]}"
+    server = proxy(target.client, name=name, shared=options.shared, **client_options)
+    return commands.run(
+        server, options.transport, options.host, options.port, options.path, options.log_level
+    )

@@ -1,0 +1,67 @@
+"""Proxies and bridges: serve another MCP server's tools, resources and prompts through
+toolwire, on any transport toolwire serves.
+
+::
+
+    from toolwire import Server
+
+    proxy = Server.proxy(["npx", "-y", "@modelcontextprotocol/server-everything"])
+    proxy.run(transport="http", port=8000)    # a stdio server offered over HTTP
+
+``toolwire proxy`` does the same from the command line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .server import ProxyServer
+from .upstream import UpstreamClient
+
+__all__ = ["ProxyServer", "proxy"]
+
+
+def proxy(
+    target: Any, *, name: str | None = None, shared: bool = False, **client_options: Any
+) -> ProxyServer:
+    """A server that serves what ``target`` offers: a command (list or string, run as a
+    stdio subprocess), an ``http(s)://`` URL (Streamable HTTP) or a
+    :class:`~toolwire.Client` (whose target and options are reused).
+
+    ``shared=True`` puts every downstream session on one upstream connection; by default
+    each legacy session gets its own (2026-07-28 requests, which belong to no session,
+    share one). ``client_options`` go to each upstream :class:`~toolwire.Client`
+    (``headers``, ``auth``, ``env``, ``timeout`` ...)."""
+    from ..client import Client
+
+    if isinstance(target, Client):
+        client_options = {**_options_of(target), **client_options}
+        target = target.target
+
+    def make_client(**handlers: Any) -> UpstreamClient:
+        return UpstreamClient(target, **{**client_options, **handlers})
+
+    if name is None:
+        if isinstance(target, (list, tuple)):
+            target = list(map(str, target))
+            shown = " ".join(target)
+        else:
+            shown = target if isinstance(target, str) else getattr(target, "name", "upstream")
+        name = f"proxy of {shown}"[:100]
+    return ProxyServer(make_client, name, shared=shared)
+
+
+def _options_of(client: Any) -> dict[str, Any]:
+    """The options a :class:`~toolwire.Client` was made with, for each upstream client."""
+    options: dict[str, Any] = {
+        "protocol_version": client.requested_version,
+        "client_info": client.client_info,
+        "timeout": client.timeout,
+        "max_message_bytes": client.max_message_bytes,
+    }
+    if client._http_headers:
+        options["headers"] = dict(client._http_headers)
+    if client.auth is not None:
+        options["auth"] = client.auth
+    options.update({k: v for k, v in client._transport_options.items() if v is not None})
+    return options

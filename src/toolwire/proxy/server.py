@@ -1,0 +1,430 @@
+"""The proxy server: a toolwire server whose tools, resources, resource templates, prompts
+and completions are another MCP server's (see :func:`toolwire.proxy.proxy`).
+
+Each downstream legacy session gets its own upstream connection, opened at its first
+request and closed with it; 2026-07-28 requests, which belong to no session, share one
+(as does everything with ``shared=True``). Listings come from the upstream, all its pages,
+cached per upstream connection until it announces a change, which is passed on downstream.
+Results are the upstream's, shaped for the downstream's revision; upstream JSON-RPC errors
+keep their code and message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from .. import jsonrpc
+from ..errors import ClientError, RPCError
+from ..protocol import shaping
+from ..protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Features
+from ..server.core import ServerCore, unknown_tool
+from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
+from ..server.session import Request, ServerConnection
+from .upstream import JSON, Call, Upstream, current_call, upstream_error
+
+_tokens = itertools.count(1)
+
+LISTS = {  # downstream method: (cache key, upstream method, result key, name key, shape)
+    "tools/list": ("tools", "tools/list", "tools", "name", shaping.tool),
+    "resources/list": ("resources", "resources/list", "resources", "uri", shaping.resource),
+    "resources/templates/list": (
+        "templates",
+        "resources/templates/list",
+        "resourceTemplates",
+        "uriTemplate",
+        shaping.resource,
+    ),
+    "prompts/list": ("prompts", "prompts/list", "prompts", "name", shaping.prompt),
+}
+# The upstream capability each cached list needs (a list it does not offer is empty here).
+CAPABILITY = {
+    "tools": "tools",
+    "resources": "resources",
+    "templates": "resources",
+    "prompts": "prompts",
+}
+
+
+def _forwarded(params: JSON, keep_rounds: bool = False) -> JSON:
+    """A request's params as sent upstream: without the downstream's protocol ``_meta``
+    (the upstream client adds its own) and, unless ``keep_rounds``, 2026-07-28 input rounds."""
+    dropped = ("_meta",) if keep_rounds else ("_meta", "inputResponses", "requestState")
+    kept = {k: v for k, v in params.items() if k not in dropped}
+    meta = {
+        k: v
+        for k, v in (params.get("_meta") or {}).items()
+        if not k.startswith("io.modelcontextprotocol/") and k != "progressToken"
+    }
+    if meta:
+        kept["_meta"] = meta
+    return kept
+
+
+def _plain(result: JSON, keep_type: bool = False) -> JSON:
+    """An upstream result without what its own revision added (2026-07-28 markers); with
+    ``keep_type``, a result passed on as it is (an input_required round, a task, an
+    extension's result) keeps them all but the upstream's ``serverInfo``."""
+    dropped = () if keep_type else ("resultType", "ttlMs", "cacheScope")
+    plain = {k: v for k, v in result.items() if k not in dropped}
+    meta = plain.pop("_meta", None)
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
+        if meta:
+            plain["_meta"] = meta
+    return plain
+
+
+class Methods(dict[str, Any]):
+    """The proxy's method table: a method it does not know (an extension's, say) goes
+    upstream as it is, and the upstream answers it, or says it does not know it either."""
+
+    def __init__(self, table: dict[str, Any], forward: Any) -> None:
+        super().__init__(table)
+        self.forward = forward
+
+    def get(self, key: str, default: Any = None) -> Any:
+        found = super().get(key)
+        return found if found is not None else self.forward
+
+
+class ProxyConnection(ServerConnection):
+    """A downstream connection that closes its upstream connection when it closes."""
+
+    def close(self) -> None:
+        upstream = getattr(self, "upstream", None)
+        super().close()
+        if upstream is not None:
+            self.upstream = None
+            with contextlib.suppress(RuntimeError):  # no loop: nothing left to close
+                closing = asyncio.get_running_loop().create_task(upstream.close())
+                server: Any = self.server
+                server.forget(upstream)
+                server.closing.add(closing)
+                closing.add_done_callback(server.closing.discard)
+
+
+class ProxyServer(ServerCore):
+    """A server serving what an upstream MCP server offers."""
+
+    def __init__(
+        self, make_client: Callable[..., Any], name: str, *, shared: bool = False, **options: Any
+    ) -> None:
+        super().__init__(name, **options)
+        self.shared = shared
+        self._make_client = make_client
+        self._shared: Upstream | None = None
+        self._upstreams: set[Upstream] = set()  # every one open, closed when serving ends
+        self.closing: set[asyncio.Task[None]] = set()  # sessions' upstreams being closed
+        #: Upstream connections opened (each one handshake), for tests and monitoring.
+        self.upstream_handshakes = 0
+        handlers = {method: self._list for method in LISTS}
+        handlers.update(
+            {
+                "resources/read": self._forward,
+                "prompts/get": self._forward,
+                "completion/complete": self._forward,
+                "resources/subscribe": self._subscribe,
+                "resources/unsubscribe": self._subscribe,
+                "server/discover": self._discover,
+            }
+        )
+        # tools/call goes through invoke_tool (and any call guard); the rest is forwarded.
+        self.methods = Methods({**self.methods, **handlers}, self._pass)
+
+    # ------------------------------------------------------------ what is offered
+
+    def capabilities(self, features: Features) -> JSON:
+        capabilities = super().capabilities(features)
+        resources: JSON = {"listChanged": True}
+        if not features.modern:
+            resources["subscribe"] = True
+        capabilities["resources"] = resources
+        capabilities["prompts"] = {"listChanged": True}
+        if features.revision >= "2025-03-26":
+            capabilities["completions"] = {}
+        upstream = self.upstream_capabilities() if features.modern else None
+        if upstream and isinstance(upstream.get("extensions"), dict):
+            capabilities["extensions"] = {
+                **upstream["extensions"],
+                **capabilities.get("extensions", {}),
+            }
+        return capabilities
+
+    def upstream_capabilities(self) -> JSON | None:
+        """What the shared upstream connection offers, once it is open, if it speaks
+        2026-07-28 (whose capabilities hold per request, as the proxy's do)."""
+        shared = self._shared
+        client = shared._client if shared is not None else None
+        if client is None or not client.modern:
+            return None
+        return client.server_capabilities
+
+    def _discover(self, connection: ServerConnection, request: Request) -> Any:
+        return self._discovered(connection, request)
+
+    async def _discovered(self, connection: ServerConnection, request: Request) -> JSON:
+        """``server/discover``: the upstream is asked first, so that the extensions it
+        offers are offered here too."""
+        from ..server.methods import METHODS
+
+        with contextlib.suppress(RPCError):  # an unreachable upstream: its calls will say so
+            await self.upstream_for(connection).client()
+        return METHODS["server/discover"](connection, request)  # type: ignore[no-any-return]
+
+    def accepted_notifications(self, wanted: JSON, request: Request | None = None) -> JSON:
+        accepted = super().accepted_notifications(wanted, request)
+        for key in ("resourcesListChanged", "promptsListChanged"):
+            if wanted.get(key) is True:
+                accepted[key] = True
+        return accepted
+
+    # ------------------------------------------------------------ upstream connections
+
+    def connect(self, send: Callable[[bytes], None]) -> ServerConnection:
+        return ProxyConnection(self, send)
+
+    def upstream_for(self, connection: ServerConnection) -> Upstream:
+        """The upstream connection serving ``connection``: its own for a legacy session,
+        else the shared one."""
+        if self.shared or connection.features is None:
+            if self._shared is None or self._shared.closed:
+                self._shared = self._new_upstream(None)
+            return self._shared
+        upstream: Upstream | None = getattr(connection, "upstream", None)
+        if upstream is None:
+            upstream = self._new_upstream(connection)
+            connection.upstream = upstream  # type: ignore[attr-defined]
+        return upstream
+
+    def _new_upstream(self, connection: ServerConnection | None) -> Upstream:
+        def changed(kind: str) -> None:
+            if connection is None:
+                self.list_changed(kind)
+            else:
+                from ..server.core import LIST_CHANGES
+
+                filter_key, method = LIST_CHANGES[kind]
+                connection.notify(method)
+                connection.tell_listeners(filter_key, method)
+
+        def updated(uri: str) -> None:
+            targets = [connection] if connection is not None else list(self._connections)
+            for target in targets:
+                if target.features is not None and uri in target.subscriptions:
+                    target.notify("notifications/resources/updated", {"uri": uri})
+
+        def connected() -> None:
+            self.upstream_handshakes += 1
+
+        upstream = Upstream(self._make_client, changed, updated, connected)
+        self._upstreams.add(upstream)
+        return upstream
+
+    def forget(self, upstream: Upstream) -> None:
+        self._upstreams.discard(upstream)
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._users == 0:
+            self._shared = None
+            upstreams, self._upstreams = self._upstreams, set()
+            await asyncio.gather(*(upstream.close() for upstream in upstreams), *self.closing)
+
+    def header_params(self, tool: str) -> dict[str, str]:
+        """The ``Mcp-Param-*`` headers of ``tool`` (2026-07-28 HTTP), from the upstream's
+        listing once it was fetched (modern requests use the shared upstream)."""
+        shared = self._shared
+        tools = shared.listings.get("tools") if shared is not None else None
+        for definition in tools or ():
+            if definition.get("name") == tool:
+                from ..protocol.header_params import header_params
+
+                mirrored, problem = header_params(definition.get("inputSchema"))
+                return mirrored if problem is None else {}
+        return {}
+
+    # ------------------------------------------------------------ listings
+
+    def _list(self, connection: ServerConnection, request: Request) -> Any:
+        cursor = request.params.get("cursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
+        return self._page(connection, request, cursor)
+
+    async def _page(
+        self, connection: ServerConnection, request: Request, cursor: str | None
+    ) -> JSON:
+        kind, method, key, name, shape = LISTS[request.method]
+        upstream = self.upstream_for(connection)
+        await upstream.client()
+        items: list[JSON] = []
+        if upstream.offers(CAPABILITY[kind]):
+            items = await upstream.listing(kind, method, key)
+        items = [item for item in items if isinstance(item.get(name), str)]
+        start, end, after = self.page_bounds([item[name] for item in items], cursor)
+        features = request.features
+        result: JSON = {key: [shape(item, features) for item in items[start:end]]}
+        if after is not None:
+            result["nextCursor"] = after
+        return shaping.cacheable(result, features, self.list_ttl_ms, "private")
+
+    # ------------------------------------------------------------ calls
+
+    def invoke_tool(
+        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+    ) -> Any:
+        return self._invoke(connection, request, name, arguments)
+
+    async def _invoke(
+        self, connection: ServerConnection, request: Request, name: str, arguments: JSON
+    ) -> JSON:
+        params = request.params
+        upstream = self.upstream_for(connection)
+        direct = await self._direct(upstream, request)
+        resumed = not direct and ("requestState" in params or "inputResponses" in params)
+        answers = self.signer.answers(params, name, arguments, request.caller) if resumed else None
+        context = connection.context_for(request, answers)
+        try:
+            result = await self._forward_call(upstream, context, request, direct)
+        except InputRequired as needed:  # the downstream client answers, then calls again
+            state = self.signer.seal(
+                name, arguments, request.caller, needed.sealed_answers(), needed.questions
+            )
+            return {
+                "resultType": "input_required",
+                "inputRequests": needed.requests,
+                "requestState": state,
+            }
+        except InvalidAnswer as exc:
+            raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
+        finally:
+            context._finish()
+        if result.get("resultType") not in (None, "complete"):  # input_required, a task ...
+            return _plain(result, keep_type=True)
+        if not isinstance(result.get("content"), list):
+            raise unknown_tool(name, [])
+        return shaping.call_result(_plain(result), request.features)
+
+    @staticmethod
+    async def _direct(upstream: Upstream, request: Request) -> bool:
+        """Whether the request goes upstream as it came: both sides speak 2026-07-28, so the
+        upstream's input_required rounds pass through with their keys and requestState, and
+        the downstream client's capabilities and log level are the upstream's to see."""
+        if not request.features.modern:
+            return False
+        return (await upstream.client()).modern
+
+    async def _forward_call(
+        self, upstream: Upstream, context: Any, request: Request, direct: bool
+    ) -> JSON:
+        client = await upstream.client()
+        params = _forwarded(request.params, keep_rounds=direct)
+        call = Call(context)
+        token: str | None = None
+        if context.progress_token is not None:
+            token = f"proxy-{next(_tokens)}"
+
+            def progress(value: float, total: float | None, message: str | None) -> None:
+                context.report_progress(value, total, message)
+
+            client._progress[token] = progress
+            params = {**params, "_meta": {**(params.get("_meta") or {}), "progressToken": token}}
+        upstream.calls.append(call)
+        marker = current_call.set(call)
+        try:
+            if not direct:
+                return await client.request(request.method, params)
+            wire = client._modern_params(params)
+            meta = wire["_meta"]
+            meta[META_CLIENT_CAPABILITIES] = request.capabilities or {}
+            meta.pop(META_LOG_LEVEL, None)
+            if request.log_level is not None:
+                meta[META_LOG_LEVEL] = request.log_level
+            return await client._request(request.method, wire)
+        except asyncio.CancelledError:
+            if call.needed is not None and not context.cancelled:
+                raise call.needed from None
+            raise
+        except (ClientError, RPCError) as exc:
+            if call.needed is not None:
+                raise call.needed from None
+            raise upstream_error(exc) from None
+        finally:
+            current_call.reset(marker)
+            upstream.calls.remove(call)
+            if token is not None:
+                client._progress.pop(token, None)
+
+    def _pass(self, connection: ServerConnection, request: Request) -> Any:
+        return self._passed(connection, request)
+
+    async def _passed(self, connection: ServerConnection, request: Request) -> JSON:
+        """Any other request (an extension's): the upstream's result as it is."""
+        upstream = self.upstream_for(connection)
+        direct = await self._direct(upstream, request)
+        context = connection.context_for(request)
+        try:
+            result = await self._forward_call(upstream, context, request, direct)
+        except (InputRequired, MissingClientCapability) as exc:
+            raise RPCError(
+                jsonrpc.INTERNAL_ERROR, f"{request.method} needs input from the client: {exc}"
+            ) from None
+        finally:
+            context._finish()
+        return _plain(result, keep_type=True)
+
+    def _forward(self, connection: ServerConnection, request: Request) -> Any:
+        return self._forwarded(connection, request)
+
+    async def _forwarded(self, connection: ServerConnection, request: Request) -> JSON:
+        upstream = self.upstream_for(connection)
+        direct = await self._direct(upstream, request)
+        context = connection.context_for(request)
+        try:
+            result = await self._forward_call(upstream, context, request, direct)
+        except (InputRequired, MissingClientCapability) as exc:
+            raise RPCError(
+                jsonrpc.INTERNAL_ERROR, f"{request.method} needs input from the client: {exc}"
+            ) from None
+        finally:
+            context._finish()
+        if result.get("resultType") == "input_required":
+            return _plain(result, keep_type=True)
+        result = _plain(result)
+        features = request.features
+        if request.method == "resources/read":
+            contents = result.get("contents") or []
+            result["contents"] = shaping.resource_contents(contents, features)
+            return shaping.cacheable(result, features, 0, "private")
+        if request.method == "prompts/get":
+            return shaping.prompt_result(result, features)
+        return result
+
+    def _subscribe(self, connection: ServerConnection, request: Request) -> Any:
+        uri = request.params.get("uri")
+        if not isinstance(uri, str) or not uri:
+            raise RPCError(
+                jsonrpc.INVALID_PARAMS, f'Invalid params: {request.method} needs a "uri" string'
+            )
+        return self._subscription(connection, request, uri)
+
+    async def _subscription(self, connection: ServerConnection, request: Request, uri: str) -> JSON:
+        upstream = self.upstream_for(connection)
+        client = await upstream.client()
+        subscribe = request.method == "resources/subscribe"
+        try:
+            if subscribe:
+                await client.subscribe_resource(uri)
+            else:
+                await client.unsubscribe_resource(uri)
+        except (ClientError, RPCError) as exc:
+            raise upstream_error(exc) from None
+        if subscribe:
+            connection.subscriptions.add(uri)
+        else:
+            connection.subscriptions.discard(uri)
+        return {}

@@ -1,0 +1,223 @@
+"""The proxy's connection to the server it fronts: a :class:`~toolwire.client.Client`
+opened at the first request of a downstream session (or once, shared), its listings cached
+until the upstream says they changed, and the downstream calls in flight on it, so that
+the upstream's progress, log messages and questions reach the call they belong to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from .. import jsonrpc
+from ..client import Client
+from ..errors import ClientError, RPCError, ServerError
+from ..server.inputs import InputRequired, MissingClientCapability
+
+logger = logging.getLogger("toolwire.proxy")
+
+JSON = dict[str, Any]
+
+#: The downstream call whose upstream request runs in this task (2026-07-28 upstreams
+#: ask their questions inside the request, in the caller's task).
+current_call: contextvars.ContextVar[Call | None] = contextvars.ContextVar(
+    "toolwire_proxy_call", default=None
+)
+
+CHANGES = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/resources/list_changed": "resources",
+    "notifications/prompts/list_changed": "prompts",
+}
+
+
+class Call:
+    """One downstream request forwarded upstream: its :class:`~toolwire.Context`, the
+    task waiting for the upstream's answer, and the input a 2026-07-28 downstream must
+    give before it can go on."""
+
+    __slots__ = ("context", "needed", "task")
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.task = asyncio.current_task()
+        self.needed: BaseException | None = None
+
+
+class UpstreamClient(Client):
+    """A :class:`Client` that tells its proxy about every notification it receives."""
+
+    on_notification: Callable[[JSON], None] | None = None
+
+    async def _notification(self, message: JSON) -> None:
+        await super()._notification(message)
+        if self.on_notification is not None:
+            self.on_notification(message)
+
+
+def upstream_error(exc: Exception) -> RPCError:
+    """The JSON-RPC error a downstream caller gets for a failed upstream request: the
+    upstream's own code and message, or -32603 saying the upstream is unreachable."""
+    if isinstance(exc, ServerError):
+        return RPCError(exc.code, exc.message, exc.data)
+    if isinstance(exc, RPCError):
+        return exc
+    return RPCError(jsonrpc.INTERNAL_ERROR, f"The upstream server is unavailable: {exc}")
+
+
+class Upstream:
+    """One connection to the upstream server, opened on first use and reopened after the
+    upstream went away."""
+
+    def __init__(
+        self,
+        make_client: Callable[..., Client],
+        changed: Callable[[str], None],
+        updated: Callable[[str], None],
+        connected: Callable[[], None] | None = None,
+    ) -> None:
+        self._make_client = make_client
+        self._changed = changed
+        self._updated = updated
+        self._connected = connected
+        self._client: Client | None = None
+        self._lock = asyncio.Lock()
+        self.handshakes = 0
+        self.calls: list[Call] = []
+        self.listings: dict[str, list[JSON]] = {}
+        self.closed = False
+
+    async def client(self) -> Client:
+        """The connected client (connecting now if needed)."""
+        client = self._client
+        if client is not None and client.ended is None:
+            return client
+        async with self._lock:
+            if self._client is not None and self._client.ended is None:
+                return self._client
+            if self._client is not None:  # the upstream went away: start again
+                old, self._client = self._client, None
+                self.listings.clear()
+                with contextlib.suppress(Exception):
+                    await old.close()
+            client = self._make_client(
+                elicitation_handler=self._asker("elicitation/create"),
+                sampling_handler=self._asker("sampling/createMessage"),
+                log_handler=self._log,
+                log_level="debug",
+            )
+            assert isinstance(client, UpstreamClient)
+            client.on_notification = self._notified
+            try:
+                await client.connect()
+            except Exception as exc:
+                raise upstream_error(exc) from None
+            self.handshakes += 1
+            if self._connected is not None:
+                self._connected()
+            if client.modern:  # list changes come on a listen stream
+                with contextlib.suppress(Exception):
+                    await client.listen(resources_list_changed=True, prompts_list_changed=True)
+            self._client = client
+            return client
+
+    async def request(self, method: str, params: JSON | None = None) -> JSON:
+        client = await self.client()
+        try:
+            return await client.request(method, params)
+        except (ClientError, RPCError) as exc:
+            raise upstream_error(exc) from None
+
+    async def listing(self, kind: str, method: str, key: str) -> list[JSON]:
+        """Every item of an upstream list (all its pages), cached until it changes."""
+        cached = self.listings.get(kind)
+        if cached is not None:
+            return cached
+        client = await self.client()
+        items: list[JSON] = []
+        cursor: str | None = None
+        try:
+            while True:
+                page = await client.request(method, {"cursor": cursor} if cursor else None)
+                items.extend(item for item in page.get(key) or [] if isinstance(item, dict))
+                cursor = page.get("nextCursor")
+                if not isinstance(cursor, str):
+                    break
+        except (ClientError, RPCError) as exc:
+            raise upstream_error(exc) from None
+        self.listings[kind] = items
+        return items
+
+    def offers(self, capability: str) -> bool:
+        client = self._client
+        return client is not None and capability in client.server_capabilities
+
+    # ------------------------------------------------------------ from the upstream
+
+    def _notified(self, message: JSON) -> None:
+        method = message.get("method")
+        kind = CHANGES.get(method) if isinstance(method, str) else None
+        if kind is not None:
+            self.listings.pop(kind, None)
+            if kind == "resources":
+                self.listings.pop("templates", None)
+            self._changed(kind)
+        elif method == "notifications/resources/updated":
+            uri = (message.get("params") or {}).get("uri")
+            if isinstance(uri, str):
+                self._updated(uri)
+
+    def caller(self) -> Call | None:
+        """The downstream call an upstream message belongs to: the one whose request is
+        running in this task, else the latest call in flight."""
+        return current_call.get() or (self.calls[-1] if self.calls else None)
+
+    def _log(self, params: JSON) -> None:
+        call = self.caller()
+        level = params.get("level")
+        if call is None or not isinstance(level, str):
+            return
+        with contextlib.suppress(ValueError):
+            call.context.log(level, params.get("data"), logger_name=params.get("logger"))
+
+    def _asker(self, method: str) -> Callable[[JSON], Any]:
+        kind, capability = (
+            ("elicit", "elicitation") if method == "elicitation/create" else ("sample", "sampling")
+        )
+
+        async def ask(params: JSON) -> Any:
+            call = self.caller()
+            if call is None:
+                raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"No downstream call to ask {method}")
+            context = call.context
+            if not context._features.modern:
+                declared = context.client_capabilities.get(capability)
+                if declared is None:
+                    raise RPCError(
+                        jsonrpc.METHOD_NOT_FOUND,
+                        f"The downstream client does not support {capability}",
+                    )
+                return await context._connection.request(method, params, related=context.request_id)
+            try:
+                context._require(capability, "2024-11-05", f"The client has no {capability}")
+                return await context._ask(kind, method, params, None)
+            except (InputRequired, MissingClientCapability) as needed:
+                # The downstream client answers in a new round: this upstream request
+                # ends here and is made again with the answer once the client has it.
+                call.needed = needed
+                if call.task is not None and call.task is not asyncio.current_task():
+                    call.task.cancel()
+                raise RPCError(jsonrpc.INTERNAL_ERROR, "The question goes to the client") from None
+
+        return ask
+
+    async def close(self) -> None:
+        self.closed = True
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
