@@ -360,10 +360,10 @@ class ProxyServer(ServerCore):
                 client._progress.pop(token, None)
 
     def _pass(self, connection: ServerConnection, request: Request) -> Any:
-        return self._passed(connection, request)
-
-    async def _passed(self, connection: ServerConnection, request: Request) -> JSON:
         """Any other request (an extension's): the upstream's result as it is."""
+        return self._upstream_result(connection, request)
+
+    async def _upstream_result(self, connection: ServerConnection, request: Request) -> JSON:
         upstream = self.upstream_for(connection)
         direct = await self._direct(upstream, request)
         context = connection.context_for(request)
@@ -381,19 +381,11 @@ class ProxyServer(ServerCore):
         return self._forwarded(connection, request)
 
     async def _forwarded(self, connection: ServerConnection, request: Request) -> JSON:
-        upstream = self.upstream_for(connection)
-        direct = await self._direct(upstream, request)
-        context = connection.context_for(request)
-        try:
-            result = await self._forward_call(upstream, context, request, direct)
-        except (InputRequired, MissingClientCapability) as exc:
-            raise RPCError(
-                jsonrpc.INTERNAL_ERROR, f"{request.method} needs input from the client: {exc}"
-            ) from None
-        finally:
-            context._finish()
+        """``resources/read``, ``prompts/get``, ``completion/complete``: the upstream's result,
+        shaped for the downstream's revision (an ``input_required`` round as it is)."""
+        result = await self._upstream_result(connection, request)
         if result.get("resultType") == "input_required":
-            return _plain(result, keep_type=True)
+            return result
         result = _plain(result)
         features = request.features
         if request.method == "resources/read":
