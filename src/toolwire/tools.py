@@ -95,6 +95,10 @@ def _refuse_unbound_method(target: Any, name: str) -> None:
 class Tool:
     """One registered tool."""
 
+    # Server(provider=...): nulls for the optional arguments of this schema mean absent (set
+    # on the few tools that need it; a class default keeps every other instance as small).
+    nulls_from: JSON | None = None
+
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -180,8 +184,6 @@ class Tool:
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.header_params = _header_params(self.name, self.schema.input_schema)
         self.definition = self._definition()
-        # Server(provider=...): nulls for the optional arguments of this schema mean absent.
-        self.nulls_from: JSON | None = None
         # Argument limits, checked before validation (see toolwire.safety.limits).
         self.max_argument_depth = max_argument_depth
         self.max_string_length = max_string_length
