@@ -282,7 +282,7 @@ class ServerConnection:
                 self.cancel(rid)
         elif method == "notifications/roots/list_changed":
             self.server.roots_changed(self)
-        elif method in self.server.extension_notifications:
+        elif isinstance(method, str) and method in self.server.extension_notifications:
             self.server.extension_notified(self, method, params)
         # notifications/initialized and anything else need no action.
 

@@ -358,8 +358,10 @@ class HttpApp(Answering):
                 if not reply.answered:
                     session.connection.cancel(message["id"])
                 session.connection.close()
+        method = message.get("method")
         if (
-            message.get("method") in SESSION_STATE_METHODS
+            isinstance(method, str)  # a malformed request's method may be anything
+            and method in SESSION_STATE_METHODS
             and self.store.shared
             and not self.stateless
         ):
