@@ -4,7 +4,7 @@ Layers (dependencies point downwards only; client and server never import each o
 
     5  toolwire (package), lowlevel, testing, cli, inspector
     4  server/   client/
-    3  transports/
+    3  transports/  telemetry/
     2  tools, content, schema, providers, lint, docstrings, types, auth, safety
     1  protocol/
     0  jsonrpc, errors
@@ -48,6 +48,7 @@ LAYERS = {
     "auth": 2,
     "safety": 2,
     "transports": 3,
+    "telemetry": 3,
     "server": 4,
     "client": 4,
     "lowlevel": 5,

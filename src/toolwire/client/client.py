@@ -87,7 +87,8 @@ class Client(
     the deadline of every request, writing it
     included, and of every notification or answer the client writes; ``max_message_bytes``
     bounds one message from the server; ``max_server_requests`` bounds the server's requests
-    answered at once.
+    answered at once. ``telemetry=True`` (or a :class:`toolwire.telemetry.Telemetry`) traces
+    every request and sends its trace context to the server (``pip install toolwire[otel]``).
     """
 
     def __init__(
@@ -113,6 +114,7 @@ class Client(
         cache_tools: bool = False,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         max_server_requests: int = MAX_SERVER_REQUESTS,
+        telemetry: Any = None,
     ) -> None:
         if protocol_version is not None and protocol_version not in REVISIONS:
             raise ValueError(
@@ -171,6 +173,10 @@ class Client(
         self._tools_expiry: float | None = None
         self._tools_generation = 0  # bumped by notifications/tools/list_changed
         self._outputs = OutputChecks()
+        if telemetry:  # True, or a toolwire.telemetry.Telemetry: spans for every request
+            from ..telemetry import Telemetry
+
+            (Telemetry() if telemetry is True else telemetry).wrap_client(self)
 
     # ------------------------------------------------------------ connection
 
@@ -419,13 +425,19 @@ class Client(
             timer.cancel()
 
     async def _request(
-        self, method: str, params: JSON | None = None, timeout: float | None = None
+        self,
+        method: str,
+        params: JSON | None = None,
+        timeout: float | None = None,
+        *,
+        mid: int | None = None,
     ) -> JSON:
         if self._transport is None:
             raise ClientError("The client is not connected")
         if self.ended is not None:  # fail at once rather than write to a dead server
             raise self.ended
-        mid = next(self._ids)
+        if mid is None:  # telemetry picks it first, for its span
+            mid = next(self._ids)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[JSON] = loop.create_future()
         self._pending[mid] = future

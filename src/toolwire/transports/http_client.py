@@ -54,6 +54,7 @@ from .http_client_auth import (
     authorize_request,
 )
 from .http_client_sse import Cursor, TooLarge, answers, events
+from .http_trace import copy_trace_context
 
 logger = logging.getLogger("toolwire.client")
 
@@ -268,6 +269,7 @@ class HttpClientTransport(QueueReceiver):
     ) -> None:
         is_initialize = message is not None and message.get("method") == "initialize"
         headers = self._headers(message)
+        copy_trace_context(message, headers)
         if is_initialize:
             headers.pop("Mcp-Session-Id", None)
             headers.pop("MCP-Protocol-Version", None)
