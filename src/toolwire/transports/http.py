@@ -43,6 +43,7 @@ from .http_asgi import (
 from .http_auth import MetadataDocument, authenticate, owner_of
 from .http_changes import ChangeRelay
 from .http_guard import Guard, Rejection, read_body
+from .http_health import Health
 from .http_resume import cut_answer, resume
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
@@ -92,7 +93,11 @@ class HttpApp(Answering):
     which a session nobody used is forgotten (a later request gets 404 and the client
     initializes again, HT-24); ``store`` to share sessions between workers;
     ``auth`` (default: the server's own ``auth``), a :class:`~toolwire.auth.ResourceServer`
-    whose metadata is served and whose tokens every request must bring.
+    whose metadata is served and whose tokens every request must bring. ``health``: the
+    liveness and readiness endpoints (``/healthz``, ``/readyz``; ``False`` for none, or a
+    :class:`~.http_health.Health`); ``drain_delay``: seconds ``mcp.run(transport="http")``
+    keeps serving, not ready, after ``SIGTERM`` before it drains (for load balancers to
+    notice).
     """
 
     def __init__(
@@ -115,8 +120,13 @@ class HttpApp(Answering):
         session_idle: float = 3600.0,
         store: SessionStore | None = None,
         auth: Any = None,
+        health: Any = True,
+        drain_delay: float = 0.0,
     ) -> None:
         self.server = server
+        self.health = Health.of(health)  # /healthz and /readyz (see .http_health)
+        self.drain_delay = drain_delay  # seconds still served, not ready, after SIGTERM
+        self.draining = False  # a shutdown began: readiness is false
         self.auth = auth if auth is not None else getattr(server, "auth", None)
         self.metadata = MetadataDocument(self.auth) if self.auth is not None else None
         self.store: SessionStore = store or MemoryStore()
@@ -146,6 +156,9 @@ class HttpApp(Answering):
         root = scope.get("root_path", "")
         if root and path.startswith(root):  # mounted under a prefix (Starlette's Mount)
             path = path[len(root) :]
+        if self.health is not None and path in self.health.paths:  # no auth, no MCP traffic
+            await self.health.answer(self, path, scope["method"], send)
+            return
         if (path.rstrip("/") or "/") != self.path:
             if self.metadata is not None and scope["path"] in self.metadata.paths:
                 await self.metadata.serve(scope["method"], send)

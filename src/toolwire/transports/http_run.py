@@ -5,6 +5,8 @@ legacy GET stream, a ``subscriptions/listen`` stream) never ends by itself; its
 ``timeout_graceful_shutdown`` then cuts everything, calls included, at the same moment.
 On ``SIGTERM``/``SIGINT`` this runner instead:
 
+0. turns readiness false (``/readyz`` answers 503) and, with the app's ``drain_delay``,
+   goes on serving that many seconds, so a load balancer stops sending traffic first;
 1. stops accepting connections and closes the idle ones (new requests are refused);
 2. gives the calls in flight the server's ``shutdown_grace`` to answer, ends listen
    streams at once, and cancels the calls still running after that: their clients get a
@@ -19,13 +21,18 @@ with status 0, as a stdio server does.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import signal
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 WRITE_OUT_S = 1  # seconds after the grace: time for the last answers to be written
+FORCE_CHECK_S = 0.1  # how often a drain delay looks for a second signal
+
+logger = logging.getLogger("toolwire")
 
 
 def serve_uvicorn(
@@ -56,6 +63,7 @@ def serve_uvicorn(
                     return
 
         async def shutdown(self, sockets: Any = None) -> None:
+            await not_ready_first(app, lambda: self.force_exit)
             for listener in self.servers:  # refuse new connections from now on
                 listener.close()
             for connection in list(self.server_state.connections):
@@ -74,6 +82,20 @@ def serve_uvicorn(
     )
     with _signals_end_the_run():
         GracefulServer(config).run()
+
+
+async def not_ready_first(app: Any, forced: Callable[[], bool]) -> None:
+    """Readiness turns false; with ``drain_delay``, requests are still served that long
+    (new connections too), so a load balancer polling the readiness endpoint stops sending
+    traffic before the listener closes. A second ``SIGINT`` (``forced``) cuts it short."""
+    app.draining = True
+    delay = getattr(app, "drain_delay", 0.0)
+    if delay > 0:
+        logger.warning("Draining: not ready; serving %g s more before stopping", delay)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + delay
+        while not forced() and loop.time() < deadline:
+            await asyncio.sleep(min(FORCE_CHECK_S, deadline - loop.time()))
 
 
 class _Stop(BaseException):

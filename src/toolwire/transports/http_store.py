@@ -278,6 +278,10 @@ class RedisStore:
     def _worker_key(self, instance: str) -> str:
         return f"{self.prefix}:worker:{instance}"
 
+    async def ping(self) -> None:
+        """Raise :class:`StoreUnavailable` unless Redis answers (readiness checks)."""
+        await self._call(self._client().ping())
+
     @property
     def _channel(self) -> str:
         return f"{self.prefix}:changes"
