@@ -1,7 +1,9 @@
 """toolwire server for the shared MCP benchmark harness (see ../shared/bench/README.md).
 
 Usage:  python bench_server.py stdio | http PORT
-Environment: BENCH_TOOLS=N registers N generated tools; BENCH_ASYNC_ADD=1 makes ``add`` async.
+Environment: BENCH_TOOLS=N registers N generated tools; BENCH_ASYNC_ADD=1 makes ``add`` async;
+BENCH_TELEMETRY=1 adds toolwire.telemetry's middleware, with the OpenTelemetry SDK's tracer and
+meter (spans dropped by a no-op exporter, metrics aggregated), to measure what it costs.
 The harness's ``_toolgen`` module is found through BENCH_DIR (default: ../shared/bench/servers
 beside this repository).
 """
@@ -26,6 +28,23 @@ server.add_tool(tg.add_tool())
 for fn in generated:
     server.add_tool(fn)
 tg.report(t0, t1, tg.now(), len(generated) + 1)
+
+if os.environ.get("BENCH_TELEMETRY") == "1":
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+    from toolwire.telemetry import Telemetry
+
+    class Dropped(SpanExporter):
+        def export(self, spans: object) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    tracing = TracerProvider()
+    tracing.add_span_processor(SimpleSpanProcessor(Dropped()))
+    meters = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    server.add_middleware(Telemetry(tracer_provider=tracing, meter_provider=meters))
 
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"

@@ -14,12 +14,13 @@ none, and links the HTTP context when both are present and differ.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
+from opentelemetry.metrics import CallbackOptions, Observation
 from opentelemetry.propagators.textmap import Getter
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
@@ -98,8 +99,11 @@ class Telemetry:
             "time it was sent until the response is received.",
             explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
         )
-        self.server_active = meter.create_up_down_counter(
+        # Counted here, read when metrics are collected: one measurement less per request.
+        self.active: dict[str, int] = {}
+        meter.create_observable_up_down_counter(
             "toolwire.server.active_requests",
+            callbacks=[self._observe_active],
             unit="{request}",
             description="MCP requests being handled by the server.",
         )
@@ -139,7 +143,7 @@ class Telemetry:
         if self.record_arguments and method == "tools/call":
             attributes["gen_ai.tool.call.arguments"] = _json(params.get("arguments") or {})
         measured = {key: attributes[key] for key in METRIC_KEYS if key in attributes}
-        self.server_active.add(1, {"mcp.method.name": method})
+        self.active[method] = self.active.get(method, 0) + 1
         token = otel_context.attach(parent) if parent is not None else None
         started = time.perf_counter()
         try:
@@ -178,9 +182,13 @@ class Telemetry:
                         measured["error.type"] = error_type
         finally:
             self.server_duration.record(time.perf_counter() - started, measured)
-            self.server_active.add(-1, {"mcp.method.name": method})
+            self.active[method] -= 1
             if token is not None:
                 otel_context.detach(token)
+
+    def _observe_active(self, options: CallbackOptions) -> Iterator[Observation]:
+        for method, count in list(self.active.items()):
+            yield Observation(count, {"mcp.method.name": method})
 
     # ------------------------------------------------------------ client
 
