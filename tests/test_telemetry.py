@@ -220,6 +220,7 @@ async def test_metrics_count_calls_errors_durations_and_work_in_flight(otel: Ote
     assert [p.attributes["gen_ai.tool.name"] for p in tool_errors] == ["check"]
     (unknown,) = [p for p in points if p.attributes.get("error.type") == "-32602"]
     assert unknown.attributes["rpc.response.status_code"] == "-32602"
+    assert "gen_ai.tool.name" not in unknown.attributes  # made-up names make no series
     assert all(p.sum >= 0 for p in points)
     client_points = otel.points("mcp.client.operation.duration")
     assert sum(p.count for p in client_points if p.attributes["mcp.method.name"] == "tools/call")

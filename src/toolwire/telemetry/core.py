@@ -162,6 +162,7 @@ class Telemetry:
                     error_type = str(exc.code)
                     span.set_attribute("rpc.response.status_code", error_type)
                     measured["rpc.response.status_code"] = error_type
+                    _unnamed(measured)
                     span.set_status(Status(StatusCode.ERROR, exc.message))
                     raise
                 except BaseException as exc:  # cancelled, or a failure the server masks
@@ -241,6 +242,7 @@ class Telemetry:
                 error_type = str(exc.code)
                 span.set_attribute("rpc.response.status_code", error_type)
                 measured["rpc.response.status_code"] = error_type
+                _unnamed(measured)
                 span.set_status(Status(StatusCode.ERROR, exc.message))
                 raise
             except ClientTimeout:
@@ -284,6 +286,13 @@ def _parent(meta: JSON | None, headers: dict[str, str] | None) -> tuple[Any, lis
     if headers is not None and "traceparent" in headers:
         return propagate.extract(headers, getter=GETTER), []
     return None, []
+
+
+def _unnamed(measured: JSON) -> None:
+    """A request refused by the protocol (an unknown tool, say) may name anything: its
+    metric series leaves the name out, so made-up names cannot multiply the series."""
+    measured.pop("gen_ai.tool.name", None)
+    measured.pop("gen_ai.prompt.name", None)
 
 
 def _request_attributes(method: str, params: JSON) -> JSON:
