@@ -13,6 +13,7 @@ import asyncio
 import http.server
 import os
 import queue
+import subprocess
 import sys
 import textwrap
 import threading
@@ -118,6 +119,22 @@ def build(telemetry: Telemetry, **options: Any) -> Server:
 
 def _parent_of(span: ReadableSpan) -> int | None:
     return span.parent.span_id if span.parent is not None else None
+
+
+def test_nothing_imports_opentelemetry_until_telemetry_is_asked_for() -> None:
+    code = (
+        "import sys, toolwire\n"
+        "from toolwire import Client, Server\n"
+        "import toolwire.transports.http, toolwire.transports.http_client\n"
+        "Client('python server.py')\n"
+        "Server('quiet').http_app()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip() == "[]"
 
 
 # ---------------------------------------------------------------- one trace over HTTP
