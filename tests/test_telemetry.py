@@ -335,7 +335,10 @@ async def test_server_span_takes_its_parent_from_meta_else_from_the_traceparent_
 # ---------------------------------------------------------------- the official mcp client
 
 
-async def test_official_mcp_client_trace_context_continues_into_the_server(otel: Otel) -> None:
+@pytest.mark.parametrize(("mode", "revision"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+async def test_official_mcp_client_trace_context_continues_into_the_server(
+    otel: Otel, mode: str, revision: str
+) -> None:
     from mcp import Client as SdkClient
     from mcp.client.streamable_http import streamable_http_client
 
@@ -348,7 +351,7 @@ async def test_official_mcp_client_trace_context_continues_into_the_server(otel:
             propagate.inject(meta)
             async with SdkClient(
                 _Tapped(streamable_http_client(url), checker),
-                mode="legacy",
+                mode=mode,
                 read_timeout_seconds=TIMEOUT,
             ) as client:
                 result = await client.call_tool("add", {"a": 20, "b": 22}, meta=meta)  # type: ignore[arg-type]
@@ -357,7 +360,7 @@ async def test_official_mcp_client_trace_context_continues_into_the_server(otel:
     served = otel.span("tools/call add", SpanKind.SERVER)
     assert served.context.trace_id == turn.get_span_context().trace_id
     assert _parent_of(served) == turn.get_span_context().span_id
-    assert served.attributes["mcp.protocol.version"] == "2025-11-25"  # type: ignore[index]
+    assert served.attributes["mcp.protocol.version"] == revision  # type: ignore[index]
 
 
 class _Tapped:
