@@ -272,18 +272,23 @@ class Telemetry:
 
 
 def _parent(meta: JSON | None, headers: dict[str, str] | None) -> tuple[Any, list[Link]]:
-    """The remote parent (from ``_meta``, else from the HTTP headers; None: the ambient
-    context) and the links (the HTTP request's context when ``_meta`` had another)."""
+    """The remote parent and the links of a server span. The parent is the context in
+    ``_meta``; without one, the ambient context (an HTTP server span of ASGI
+    instrumentation, say: None is returned, the current context is used), else the HTTP
+    request's ``traceparent`` header. With ``_meta``, the ambient or HTTP context is linked
+    when it differs (MCP and transport contexts are independent)."""
+    ambient = trace.get_current_span().get_span_context()
     if meta is not None and isinstance(meta.get("traceparent"), str):
         parent = propagate.extract(meta, getter=GETTER)
-        links: list[Link] = []
-        if headers is not None and "traceparent" in headers:
-            carried = trace.get_current_span(propagate.extract(headers, getter=GETTER))
-            context = carried.get_span_context()
-            if context.is_valid and context != trace.get_current_span(parent).get_span_context():
-                links.append(Link(context))
+        remote = trace.get_current_span(parent).get_span_context()
+        carried = ambient
+        if not carried.is_valid and headers is not None and "traceparent" in headers:
+            carried = trace.get_current_span(
+                propagate.extract(headers, getter=GETTER)
+            ).get_span_context()
+        links = [Link(carried)] if carried.is_valid and carried != remote else []
         return parent, links
-    if headers is not None and "traceparent" in headers:
+    if not ambient.is_valid and headers is not None and "traceparent" in headers:
         return propagate.extract(headers, getter=GETTER), []
     return None, []
 
