@@ -332,6 +332,57 @@ async def test_server_span_takes_its_parent_from_meta_else_from_the_traceparent_
     assert link.context.span_id == in_header.get_span_context().span_id
 
 
+async def test_an_http_span_around_the_app_parents_a_request_without_meta_and_is_linked_with_it(
+    otel: Otel,
+) -> None:
+    """As with ASGI instrumentation: an HTTP server span is current when the request is
+    handled. It is the parent when ``_meta`` has no trace context, a link when it has."""
+    server = build(otel.telemetry())
+    asgi = otel.tracer_provider.get_tracer("asgi")
+
+    class Instrumented:
+        def http_app(self, path: str, **options: Any) -> Any:
+            app = server.http_app(path, **options)
+
+            async def traced(scope: Any, receive: Any, send: Any) -> None:
+                if scope["type"] != "http":
+                    await app(scope, receive, send)
+                    return
+                with asgi.start_as_current_span("POST", kind=SpanKind.SERVER):
+                    await app(scope, receive, send)
+
+            return traced
+
+    with otel.tracer_provider.get_tracer("host").start_as_current_span("host") as host:
+        meta: dict[str, str] = {}
+        propagate.inject(meta)
+    checker = WireChecker("2026-07-28", strict_client=True)
+    with serve_http(Instrumented()) as url:
+        for mid, extra in ((1, {}), (2, meta)):
+            message = {
+                "jsonrpc": "2.0",
+                "id": mid,
+                "method": "tools/call",
+                "params": {
+                    "name": "add",
+                    "arguments": {"a": mid, "b": 1},
+                    "_meta": modern_meta(**extra),
+                },
+            }
+            checker.client_sent(message)
+            checker.server_sent(await asyncio.to_thread(_post, url, message))
+    spans = otel.spans.get_finished_spans()
+    posts = {s.context.span_id: s for s in spans if s.name == "POST"}
+    without, with_meta = sorted(
+        (s for s in spans if s.name == "tools/call add"),
+        key=lambda s: s.attributes["jsonrpc.request.id"],  # type: ignore[index]
+    )
+    assert _parent_of(without) in posts and not without.links
+    assert _parent_of(with_meta) == host.get_span_context().span_id
+    (link,) = with_meta.links
+    assert link.context.span_id in posts and link.context.span_id != _parent_of(without)
+
+
 # ---------------------------------------------------------------- the official mcp client
 
 
