@@ -37,7 +37,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from toolwire import Server, ToolError
 from toolwire.auth import AccessToken, ResourceServer, StaticTokens
 from toolwire.telemetry import Telemetry
-from toolwire.transports.http_trace import current_headers
+from toolwire.transports.http_trace import current_request
 
 from http_server import serve_http
 from mcp_spec import WireChecker
@@ -101,7 +101,8 @@ def build(telemetry: Telemetry, **options: Any) -> Server:
     @mcp.tool()
     def seen_headers() -> dict[str, str]:
         """The trace headers and baggage this call's HTTP request carried."""
-        headers = current_headers.get() or {}
+        http = current_request.get()
+        headers = http.raw_headers if http is not None else {}
         found = {k: v for k, v in headers.items() if k in ("traceparent", "tracestate")}
         member = baggage.get_baggage("tenant")
         if member is not None:

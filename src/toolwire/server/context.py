@@ -44,7 +44,9 @@ from .inputs import (
 )
 
 if TYPE_CHECKING:
+    from ..transports.http_trace import HttpRequest
     from .session import Request, ServerConnection
+    from .state import CallerState
 
 logger = logging.getLogger("toolwire")
 T = TypeVar("T")
@@ -143,6 +145,23 @@ class Context:
         token: a tool cannot forward it to another service (AU-21)."""
         identity = self.request.identity
         return identity if isinstance(identity, AccessToken) else None
+
+    @property
+    def http(self) -> HttpRequest | None:
+        """The HTTP request that carried this call (headers, client address, method, path,
+        URL, verified token: :class:`~toolwire.transports.http_trace.HttpRequest`); None on
+        stdio and in memory. A legacy call keeps the POST that brought it."""
+        from ..transports.http_trace import current_request
+
+        return current_request.get()
+
+    @property
+    def state(self) -> CallerState:
+        """The caller's key/value state (``await ctx.state.get(key)``, ``set``, ``delete``),
+        kept in the session store: see :mod:`toolwire.server.state`."""
+        from .state import CallerState
+
+        return CallerState(self._connection.server, self._connection, self.request)
 
     @property
     def request_context(self) -> Context:

@@ -26,7 +26,7 @@ from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
 from .. import __version__
 from ..errors import ClientTimeout, RPCError, ServerError
-from ..transports.http_trace import current_headers
+from ..transports.http_trace import current_request
 
 JSON = dict[str, Any]
 
@@ -117,7 +117,8 @@ class Telemetry:
         """The server middleware: one SERVER span and one duration per request."""
         method: str = call.method
         params = call.params
-        headers = current_headers.get()
+        http = current_request.get()
+        headers = http.raw_headers if http is not None else None
         meta = params.get("_meta")
         parent, links = _parent(meta if isinstance(meta, dict) else None, headers)
         attributes = _request_attributes(method, params)

@@ -48,7 +48,7 @@ from .http_resume import cut_answer, resume
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
 from .http_store import MemoryStore, SessionStore, StoreUnavailable
-from .http_trace import current_headers
+from .http_trace import HttpRequest, current_request
 from .sse import Stream
 
 logger = logging.getLogger("toolwire")
@@ -174,7 +174,7 @@ class HttpApp(Answering):
                 # before any body (SB-02)
                 identity = await authenticate(self.auth, headers, scope, self.store)
             limits.current_client.set(limits.client_of(scope, identity))
-            current_headers.set(headers)
+            current_request.set(HttpRequest(scope, headers, identity))
             if method == "POST":
                 client = scope.get("client")  # tells 2026-07-28 callers apart without auth
                 await self._post(headers, receive, send, identity, client[0] if client else None)

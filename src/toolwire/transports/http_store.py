@@ -107,6 +107,13 @@ class SessionStore(Protocol):
 
     async def shared_secret(self, name: str) -> bytes: ...
 
+    # Values with a lifetime (per-caller state, cached results: toolwire.server.state).
+    async def get_value(self, name: str) -> bytes | None: ...
+
+    async def set_value(self, name: str, data: bytes, ttl_s: float) -> None: ...
+
+    async def delete_value(self, name: str) -> None: ...
+
 
 class MemoryStore:
     """One process: sessions and event logs stay in the HTTP app's own memory."""
@@ -116,6 +123,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._claims: dict[str, float] = {}  # once-only marks -> when they expire
         self._secrets: dict[str, bytes] = {}
+        self._values: dict[str, tuple[float, bytes]] = {}  # name -> (expires, data)
 
     async def start(self, on_remote_change: Callable[[JSON], None]) -> None:
         return None
@@ -183,6 +191,26 @@ class MemoryStore:
     async def shared_secret(self, name: str) -> bytes:
         """A random secret named ``name``, the same for the life of this store."""
         return self._secrets.setdefault(name, os.urandom(32))
+
+    async def get_value(self, name: str) -> bytes | None:
+        found = self._values.get(name)
+        if found is None:
+            return None
+        if found[0] <= time.monotonic():
+            del self._values[name]
+            return None
+        return found[1]
+
+    async def set_value(self, name: str, data: bytes, ttl_s: float) -> None:
+        now = time.monotonic()
+        values = self._values
+        if len(values) > CLAIMS_PRUNE_AT and name not in values:
+            for old in [k for k, (until, _) in values.items() if until <= now]:
+                del values[old]
+        values[name] = (now + ttl_s, data)
+
+    async def delete_value(self, name: str) -> None:
+        self._values.pop(name, None)
 
 
 @dataclass
@@ -472,6 +500,17 @@ class RedisStore:
         await self._call(self._client().set(key, os.urandom(32), nx=True))
         value = await self._call(self._client().get(key))
         return bytes(value)
+
+    async def get_value(self, name: str) -> bytes | None:
+        raw = await self._call(self._client().get(f"{self.prefix}:value:{name}"))
+        return None if raw is None else bytes(raw)
+
+    async def set_value(self, name: str, data: bytes, ttl_s: float) -> None:
+        ttl_ms = max(1, math.ceil(ttl_s * 1000))
+        await self._call(self._client().set(f"{self.prefix}:value:{name}", data, px=ttl_ms))
+
+    async def delete_value(self, name: str) -> None:
+        await self._call(self._client().delete(f"{self.prefix}:value:{name}"))
 
     async def load_task(self, task_id: str) -> JSON | None:
         raw = await self._call(self._client().get(self._task_key(task_id)))
