@@ -55,6 +55,7 @@ LAYERS = {
     "testing": 5,
     "cli": 5,
     "proxy": 5,
+    "middleware": 5,
     "inspector": 5,
     "__init__": 5,
     "__main__": 5,
