@@ -39,7 +39,7 @@ class ResultCache:
 
     async def __call__(self, call: Any, call_next: Callable[[Any], Awaitable[JSON]]) -> JSON:
         name = call.tool_name
-        if name is None:
+        if name is None or "task" in call.params:  # a task is made, never answered from here
             return await call_next(call)
         definition = self._definitions.find(call, name)
         hints = definition.get("annotations") if definition is not None else None

@@ -29,6 +29,8 @@ class ResultSizeCap:
     ``outputSchema``; when it cannot be made both small and valid, or when blocks that
     cannot be cut (images, audio, resources) are too large, the answer is an ``isError``
     result saying the result was too large. ``mode="error"`` always answers that way.
+    The size is that of the result as the tool made it: the few bytes a revision adds
+    afterwards (``resultType``, ``_meta``) are not counted.
     """
 
     def __init__(self, max_bytes: int, *, mode: Literal["truncate", "error"] = "truncate") -> None:
