@@ -188,6 +188,7 @@ class ServerCore:
         self.roots_handlers: list[Callable[[Any], Any]] = []
         self.extensions: dict[str, Extension] = {}
         self.shared_store: Any = None  # set by an HTTP app whose store other workers share
+        self.state_ttl = 86_400.0  # seconds a ctx.state value lives by default (.state)
         self.extension_notifications: dict[str, tuple[Extension, Callable[[JSON], Any]]] = {}
         for extension in extensions:
             self.add_extension(extension)
