@@ -32,6 +32,7 @@ LAYERS = {
     "resources": 2,
     "prompts": 2,
     "completion": 2,
+    "components": 2,
     "content": 2,
     "schema": 2,
     "_schema_clean": 2,

@@ -36,8 +36,8 @@ from typing import Any
 
 from . import jsonrpc
 from ._schema_common import EMPTY, UNIONS
-from .auth.tokens import access_rules
 from .completion import prefix_completer
+from .components import Component
 from .content import content_block
 from .docstrings import parse_docstring
 from .errors import RegistrationError, RPCError, ToolError
@@ -256,8 +256,10 @@ class PromptArgument:
 # ---------------------------------------------------------------- the prompt
 
 
-class Prompt:
+class Prompt(Component):
     """One registered prompt."""
+
+    kind = "prompt"
 
     def __init__(
         self,
@@ -269,6 +271,7 @@ class Prompt:
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        tags: Iterable[str] = (),
         scopes: str | Iterable[str] = (),
         auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
@@ -315,14 +318,16 @@ class Prompt:
                 )
             )
         self._by_name = {argument.name: argument for argument in self.arguments}
-        self.title = title
-        self.description = description if description is not None else doc.description
-        self.icons = [
-            i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
-        ]
-        self.meta = meta
-        # Who may list, get and complete it (the rules of tools' scopes/auth).
-        self.scopes, self.auth = access_rules(scopes, auth)
+        # scopes/auth: who may list, get and complete it (as for tools)
+        self._describe(
+            title=title,
+            description=description if description is not None else doc.description,
+            icons=icons,
+            meta=meta,
+            tags=tags,
+            scopes=scopes,
+            auth=auth,
+        )
         self.completers = self._completers(complete or {})
         self.is_async = is_async(fn)
         self._source = getattr(getattr(unwrap(fn), "__code__", None), "co_filename", None)
@@ -350,18 +355,10 @@ class Prompt:
 
     def _definition(self) -> JSON:
         """The prompt as the newest revision describes it; shaping cuts it down per revision."""
-        definition: JSON = {"name": self.name}
-        if self.title:
-            definition["title"] = self.title
-        if self.description:
-            definition["description"] = self.description
+        definition = self._headed({"name": self.name})
         if self.arguments:
             definition["arguments"] = [argument.definition() for argument in self.arguments]
-        if self.icons:
-            definition["icons"] = self.icons
-        if self.meta:
-            definition["_meta"] = self.meta
-        return definition
+        return self._tailed(definition)
 
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The keyword arguments for the function, from ``prompts/get``'s string arguments.

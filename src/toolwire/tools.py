@@ -15,7 +15,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from .auth.tokens import access_rules
+from .components import Component
 from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
@@ -92,8 +92,10 @@ def _refuse_unbound_method(target: Any, name: str) -> None:
         )
 
 
-class Tool:
+class Tool(Component):
     """One registered tool."""
+
+    kind = "tool"
 
     # Server(provider=...): nulls for the optional arguments of this schema mean absent (set
     # on the few tools that need it; a class default keeps every other instance as small).
@@ -158,21 +160,19 @@ class Tool:
             self.schema.wraps_result = (
                 self.schema.wraps_result and output_schema.get("type") == "object"
             )
-        self.title = title
-        self.description = description if description is not None else self.schema.description
+        self._describe(
+            title=title,
+            description=description if description is not None else self.schema.description,
+            icons=icons,
+            meta=meta,
+            tags=tags,
+            scopes=scopes,
+            auth=auth,
+        )
         self.annotations = _annotations_dict(annotations)
         self.timeout = timeout
-        self.tags = frozenset(tags)
-        # Who may see and call the tool: the scopes the caller's token must cover, and a
-        # predicate on the caller (the verified AccessToken, or None when unauthenticated).
-        self.scopes, self.auth = access_rules(scopes, auth)
         # Argument names whose values never reach logs (the audit log redacts them).
         self.sensitive = frozenset((sensitive,) if isinstance(sensitive, str) else sensitive)
-        self.meta = meta
-        self.icons = [
-            i.model_dump(by_alias=True, exclude_none=True) if hasattr(i, "model_dump") else i
-            for i in icons or ()
-        ]
         self.is_async = is_async(fn)
         self.blocking = blocking
         # A sync tool runs inline on the event loop when told it never blocks, or once its
@@ -180,7 +180,6 @@ class Tool:
         self.inline = not self.is_async and blocking is False and timeout is None
         self.never_blocks = False  # proven by its code: inline even when a timeout applies
         self._judged = self.is_async or blocking is not None
-        self.enabled = True
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.header_params = _header_params(self.name, self.schema.input_schema)
         self.definition = self._definition()
@@ -203,21 +202,11 @@ class Tool:
 
     def _definition(self) -> JSON:
         """The tool as the newest revision describes it; shaping cuts it down per revision."""
-        definition: JSON = {"name": self.name}
-        if self.title:
-            definition["title"] = self.title
-        if self.description:
-            definition["description"] = self.description
+        definition = self._headed({"name": self.name})
         definition["inputSchema"] = self.schema.input_schema
         if self.schema.output_schema is not None:
             definition["outputSchema"] = self.schema.output_schema
-        if self.annotations:
-            definition["annotations"] = self.annotations
-        if self.icons:
-            definition["icons"] = self.icons
-        if self.meta:
-            definition["_meta"] = self.meta
-        return definition
+        return self._tailed(definition)
 
     async def run(
         self,

@@ -19,7 +19,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
-from ..auth.tokens import access_rules
+from ..components import Component
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
 from ..functions import EXPECTED_ERRORS, error_message, is_async, own_code, raised_by, unwrap
@@ -80,7 +80,7 @@ def _annotations(annotations: Any) -> JSON | None:
     return {k: (list(v) if k == "audience" else v) for k, v in annotations.items() if v is not None}
 
 
-class _Readable:
+class _Readable(Component):
     """What resources and templates share: metadata, the function, and reading it."""
 
     kind = "resource"
@@ -96,6 +96,7 @@ class _Readable:
         annotations: Any,
         icons: list[Any] | None,
         meta: JSON | None,
+        tags: Iterable[str],
         scopes: str | Iterable[str],
         auth: Callable[[Any], bool] | None,
         inject: tuple[type, ...],
@@ -128,35 +129,25 @@ class _Readable:
                 found = getattr(target, "__name__", None)
                 name = found if isinstance(found, str) and found != "<lambda>" else None
         self.name = name or fallback_name
-        self.title = title
-        self.description = description if description is not None else doc_description
+        # scopes/auth: who may list, read, subscribe to and complete it (as for tools)
+        self._describe(
+            title=title,
+            description=description if description is not None else doc_description,
+            icons=icons,
+            meta=meta,
+            tags=tags,
+            scopes=scopes,
+            auth=auth,
+        )
         self.mime_type = mime_type
         self.annotations = _annotations(annotations)
-        self.icons = [
-            i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
-        ]
-        self.meta = meta
-        # Who may list, read, subscribe to and complete it (the rules of tools' scopes/auth).
-        self.scopes, self.auth = access_rules(scopes, auth)
         self.is_async = self.fn is not None and is_async(self.fn)
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
 
     def _metadata(self, definition: JSON) -> JSON:
-        if self.title:
-            definition["title"] = self.title
-        if self.description:
-            definition["description"] = self.description
+        self._headed(definition)
         if self.mime_type:
             definition["mimeType"] = self.mime_type
-        return definition
-
-    def _extras(self, definition: JSON) -> JSON:
-        if self.annotations:
-            definition["annotations"] = self.annotations
-        if self.icons:
-            definition["icons"] = self.icons
-        if self.meta:
-            definition["_meta"] = self.meta
         return definition
 
     async def read(
@@ -234,6 +225,7 @@ class Resource(_Readable):
         annotations: Any = None,
         icons: list[Any] | None = None,
         meta: JSON | None = None,
+        tags: Iterable[str] = (),
         scopes: str | Iterable[str] = (),
         auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
@@ -254,6 +246,7 @@ class Resource(_Readable):
             annotations=annotations,
             icons=icons,
             meta=meta,
+            tags=tags,
             scopes=scopes,
             auth=auth,
             inject=inject,
@@ -272,7 +265,7 @@ class Resource(_Readable):
         definition = self._metadata({"uri": self.uri, "name": self.name})
         if self.size is not None:
             definition["size"] = self.size
-        return self._extras(definition)
+        return self._tailed(definition)
 
 
 class ResourceTemplate(_Readable):
@@ -296,6 +289,7 @@ class ResourceTemplate(_Readable):
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        tags: Iterable[str] = (),
         scopes: str | Iterable[str] = (),
         auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
@@ -317,6 +311,7 @@ class ResourceTemplate(_Readable):
             annotations=annotations,
             icons=icons,
             meta=meta,
+            tags=tags,
             scopes=scopes,
             auth=auth,
             inject=inject,
@@ -354,7 +349,7 @@ class ResourceTemplate(_Readable):
 
     def _definition(self) -> JSON:
         definition = self._metadata({"uriTemplate": self.uri_template, "name": self.name})
-        return self._extras(definition)
+        return self._tailed(definition)
 
 
 def _parameters(fn: Callable[..., Any]) -> list[Any]:

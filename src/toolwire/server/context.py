@@ -22,7 +22,7 @@ import contextvars
 import logging
 import secrets
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..auth.tokens import AccessToken
 from ..errors import ToolError
@@ -37,20 +37,19 @@ from .inputs import (
     SamplingResult,
     elicitation_result,
     fingerprint,
+    renders_apps,
     requested_schema,
     roots_result,
     sampling_params,
     sampling_result,
 )
-
-if TYPE_CHECKING:
-    from .session import Request, ServerConnection
+from .request import LOG_LEVELS as LOG_LEVELS
+from .request import LOG_RANK as LOG_RANK
+from .request import Connection, Request
 
 logger = logging.getLogger("toolwire")
 T = TypeVar("T")
 
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-LOG_RANK = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
 _current: contextvars.ContextVar[Context | None] = contextvars.ContextVar(
     "toolwire_context", default=None
@@ -84,7 +83,7 @@ class Context:
         return cls
 
     def __init__(
-        self, connection: ServerConnection, request: Request, answers: dict[str, Any] | None = None
+        self, connection: Connection, request: Request, answers: dict[str, Any] | None = None
     ) -> None:
         meta = request.meta or {}
         self._connection = connection
@@ -132,8 +131,6 @@ class Context:
         ``io.modelcontextprotocol/ui`` with the app type): a tool with ``app=`` may then keep
         its text short, and should give the whole answer as text otherwise
         (docs/extensions.md, "MCP Apps")."""
-        from .apps import renders_apps
-
         return renders_apps(self.client_capabilities)
 
     @property

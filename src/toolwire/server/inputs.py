@@ -355,3 +355,17 @@ def _unb64(text: str) -> bytes:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, TypeError) as exc:
         raise ValueError("bad base64") from exc
+
+
+# MCP Apps (toolwire.server.apps): the extension and the MIME type of its views; whether a
+# client renders them decides which tools it sees.
+UI = "io.modelcontextprotocol/ui"
+MIME_TYPE = "text/html;profile=mcp-app"
+
+
+def renders_apps(capabilities: JSON | None) -> bool:
+    """The client declared that it renders apps (the extension, with the app MIME type)."""
+    declared = (capabilities or {}).get("extensions")
+    settings = declared.get(UI) if isinstance(declared, dict) else None
+    types = settings.get("mimeTypes") if isinstance(settings, dict) else None
+    return isinstance(types, list) and MIME_TYPE in types

@@ -38,7 +38,8 @@ from ..protocol.revisions import Features
 from ..resources import ResourceNotFound
 from ..resources.contents import to_contents
 from .core import JSON, ServerCore
-from .session import Request, ServerConnection
+from .request import Request
+from .session import ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
 

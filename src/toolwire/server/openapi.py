@@ -426,7 +426,7 @@ def add_openapi(
     for tool in built:
         server._tools[tool.name] = tool
     if built:
-        server._changed()
+        server.tool_registry.touch()
     return [tool.name for tool in built]
 
 

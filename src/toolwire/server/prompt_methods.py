@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import jsonrpc
 from ..errors import RPCError
-from .session import Request, ServerConnection
+from .request import Request
+from .session import ServerConnection
 
 if TYPE_CHECKING:
     from .prompts import PromptRegistry

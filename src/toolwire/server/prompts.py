@@ -23,16 +23,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from .. import jsonrpc
-from ..auth.tokens import may_use
 from ..completion import run_completer
-from ..errors import RegistrationError, RPCError
+from ..errors import RPCError
 from ..prompts import Prompt
 from ..protocol import shaping
 from ..protocol.revisions import Features
 from .context import Context, _current
 from .core import JSON, ServerCore
 from .inputs import InputRequired, InvalidAnswer
-from .session import Request, ServerConnection
+from .registry import Registry
+from .request import Request
+from .session import ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,11 +54,17 @@ class PromptRegistry(ServerCore):
 
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self._prompts: dict[str, Prompt] = {}
+        self.prompt_registry: Registry[Prompt] = self.registry(
+            "prompts",
+            lambda prompt: prompt.name,
+            self.prompts_changed,
+            duplicate="A prompt named {key!r} is already registered",
+            missing="No prompt named {key!r}",
+        )
+        self._prompts = self.prompt_registry.items
         # Set by the first registration and kept: a session told about prompts can still
         # list them (an empty list) after the last one is removed.
         self.offers_prompts = False
-        self._prompts_guarded = False  # some prompt sets scopes or auth
 
     # ------------------------------------------------------------ registration
 
@@ -75,6 +82,7 @@ class PromptRegistry(ServerCore):
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        tags: Iterable[str] = (),
         scopes: str | Iterable[str] = (),
         auth: Callable[[Any], bool] | None = None,
     ) -> Callable[[F], F]: ...
@@ -82,7 +90,7 @@ class PromptRegistry(ServerCore):
     def prompt(self, name: Any = None, /, **options: Any) -> Any:
         """Register a function as a prompt: ``@mcp.prompt``, ``@mcp.prompt()`` or
         ``@mcp.prompt("name", title=..., description=..., icons=..., meta=...,
-        complete={"argument": completer}, scopes=..., auth=...)``."""
+        complete={"argument": completer}, tags=..., scopes=..., auth=...)``."""
         if callable(name):
             self.add_prompt(name)
             return name
@@ -105,6 +113,7 @@ class PromptRegistry(ServerCore):
         icons: list[Any] | None = None,
         meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
+        tags: Iterable[str] = (),
         scopes: str | Iterable[str] = (),
         auth: Callable[[Any], bool] | None = None,
     ) -> Prompt:
@@ -126,27 +135,29 @@ class PromptRegistry(ServerCore):
             icons=icons,
             meta=meta,
             complete=complete,
+            tags=tags,
             scopes=scopes,
             auth=auth,
             inject=(Context,),
         )
-        if prompt.name in self._prompts:
-            raise RegistrationError(f"A prompt named {prompt.name!r} is already registered")
-        self._prompts[prompt.name] = prompt
         self.offers_prompts = True
-        self._guard_prompts()
-        self.prompts_changed()
-        return prompt
+        return self.prompt_registry.add(prompt)
 
     def remove_prompt(self, name: str) -> None:
         """Unregister a prompt; clients are told the list changed."""
-        if self._prompts.pop(name, None) is None:
-            raise KeyError(f"No prompt named {name!r}")
-        self._guard_prompts()
-        self.prompts_changed()
+        self.prompt_registry.remove(name)
 
     def get_prompt(self, name: str) -> Prompt | None:
         return self._prompts.get(name)
+
+    def enable_prompt(self, name: str) -> None:
+        """Show a disabled prompt again; clients are told the list changed."""
+        self.prompt_registry.set_enabled(name, True)
+
+    def disable_prompt(self, name: str) -> None:
+        """Hide a prompt without unregistering it: it leaves prompts/list and becomes
+        unknown."""
+        self.prompt_registry.set_enabled(name, False)
 
     @property
     def prompts(self) -> Sequence[Prompt]:
@@ -186,46 +197,19 @@ class PromptRegistry(ServerCore):
 
     # ------------------------------------------------------------ protocol side
 
-    def _guard_prompts(self) -> None:
-        """Note whether any prompt limits its callers, so that servers without such rules
-        skip every check."""
-        self._prompts_guarded = any(p.scopes or p.auth is not None for p in self._prompts.values())
-
-    def _prompt_hidden(self, prompt: Prompt, request: Request | None) -> bool:
-        """``request``'s caller may not use ``prompt`` (no request: the server's own code,
-        which may use every prompt)."""
-        return request is not None and not may_use(request.identity, prompt, self.scope_hierarchy)
-
-    def _visible_prompts(self, request: Request | None) -> list[Prompt]:
-        """The prompts ``request``'s caller may use, in registration order."""
-        prompts = list(self._prompts.values())
-        if not self._prompts_guarded:
-            return prompts
-        return [p for p in prompts if not self._prompt_hidden(p, request)]
-
     def prompts_page(self, request: Request, cursor: str | None) -> JSON:
         """One page of ``prompts/list`` for the request's revision (and caller)."""
-        features = request.features
-        prompts = self._visible_prompts(request)
-        start, end, after = self.page_bounds([p.name for p in prompts], cursor)
-        result: JSON = {
-            "prompts": [shaping.prompt(p.definition, features) for p in prompts[start:end]]
-        }
-        if after is not None:
-            result["nextCursor"] = after
-        # A list that depends on who asks is not for shared caches (MP-13, MP-14).
-        scope = "private" if self._prompts_guarded else "public"
-        return shaping.cacheable(result, features, self.list_ttl_ms, scope)
+        return self.components_page(
+            self.prompt_registry, request, cursor, "prompts", shaping.prompt
+        )
 
     def find_prompt(self, name: str, request: Request | None = None) -> Prompt:
         """The prompt named ``name`` that ``request``'s caller may use, else -32602 whose
         "did you mean" hint names only prompts that caller may use."""
-        prompt = self._prompts.get(name)
-        if prompt is not None and not (
-            self._prompts_guarded and self._prompt_hidden(prompt, request)
-        ):
+        prompt = self.prompt_registry.find(name, request)
+        if prompt is not None:
             return prompt
-        raise unknown_prompt(name, [p.name for p in self._visible_prompts(request)])
+        raise unknown_prompt(name, [p.name for p in self.prompt_registry.visible(request)])
 
     def render_prompt(
         self, connection: ServerConnection, request: Request, name: str, arguments: JSON

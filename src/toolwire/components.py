@@ -1,0 +1,80 @@
+"""What tools, resources, resource templates and prompts share: one component model.
+
+A component is a named thing a server lists and serves: its key (a tool's or prompt's name,
+a resource's URI, a template's URI template), the metadata every kind publishes the same
+way (``title``, ``description``, ``icons``, ``_meta``, and ``annotations`` where the kind
+has them), its ``tags``, whether it is ``enabled``, and who may use it (``scopes`` and an
+``auth`` predicate on the caller). :class:`toolwire.tools.Tool`,
+:class:`toolwire.resources.Resource`, :class:`toolwire.resources.ResourceTemplate` and
+:class:`toolwire.prompts.Prompt` build on :class:`Component`; the server keeps each kind in a
+:class:`toolwire.server.registry.Registry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .auth.tokens import access_rules
+
+JSON = dict[str, Any]
+
+
+def icon_dicts(icons: Iterable[Any] | None) -> list[JSON]:
+    """Icons as the wire carries them: dicts, or ``Icon`` models (toolwire's or the SDK's)."""
+    return [
+        i.model_dump(by_alias=True, exclude_none=True) if hasattr(i, "model_dump") else i
+        for i in icons or ()
+    ]
+
+
+class Component:
+    """The part every kind of component shares (a base class; the kinds add the rest)."""
+
+    kind = "component"  # "tool", "resource", "resource template", "prompt"
+    # Shown unless disabled (server-wide with ``disable_tool``/``disable_resource``/...,
+    # or for one session with ``ctx.disable_components``).
+    enabled = True
+    annotations: JSON | None = None
+    tags: frozenset[str] = frozenset()
+
+    def _describe(
+        self,
+        *,
+        title: str | None,
+        description: str | None,
+        icons: Iterable[Any] | None,
+        meta: JSON | None,
+        tags: Iterable[str],
+        scopes: str | Iterable[str],
+        auth: Callable[[Any], bool] | None,
+    ) -> None:
+        """Set the shared metadata, checked and normalized the same way for every kind."""
+        self.title = title
+        self.description = description
+        self.icons = icon_dicts(icons)
+        self.meta = meta
+        self.tags = frozenset((tags,) if isinstance(tags, str) else tags)
+        self.enabled = True
+        # Who may see and use it: the scopes the caller's token must cover, and a predicate
+        # on the caller (the verified AccessToken, or None when unauthenticated).
+        self.scopes, self.auth = access_rules(scopes, auth)
+
+    def _headed(self, definition: JSON) -> JSON:
+        """``definition`` (its key fields) with the title and description."""
+        if self.title:
+            definition["title"] = self.title
+        if self.description:
+            definition["description"] = self.description
+        return definition
+
+    def _tailed(self, definition: JSON) -> JSON:
+        """``definition`` with the annotations, icons and ``_meta``, last as every kind
+        lists them."""
+        if self.annotations:
+            definition["annotations"] = self.annotations
+        if self.icons:
+            definition["icons"] = self.icons
+        if self.meta:
+            definition["_meta"] = self.meta
+        return definition
