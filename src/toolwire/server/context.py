@@ -21,12 +21,13 @@ import asyncio
 import contextvars
 import logging
 import secrets
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from typing import Any, TypeVar
 
 from ..auth.tokens import AccessToken
 from ..errors import ToolError
 from ..protocol.revisions import Features
+from . import visibility
 from .inputs import (
     ElicitationResult,
     InputRequired,
@@ -45,7 +46,7 @@ from .inputs import (
 )
 from .request import LOG_LEVELS as LOG_LEVELS
 from .request import LOG_RANK as LOG_RANK
-from .request import Connection, Request
+from .request import Connection, Request, Rule
 
 logger = logging.getLogger("toolwire")
 T = TypeVar("T")
@@ -171,6 +172,44 @@ class Context:
             return hang_up(self.request_id, retry_ms)
 
         return asyncio.run_coroutine_threadsafe(on_loop(), self._loop).result()
+
+    # ------------------------------------------------------------ this session's components
+
+    def enable_components(
+        self,
+        names: str | Iterable[str] = (),
+        *,
+        tags: str | Iterable[str] = (),
+        kinds: str | Iterable[str] | None = None,
+    ) -> _Sent:
+        """Show, for this session alone, the components named in ``names`` (tool and prompt
+        names, resource URIs, template URI templates) or carrying one of ``tags``, of
+        ``kinds`` (``"tools"``, ``"resources"``, ``"prompts"``; all by default), even those
+        disabled server-wide; the session is told of each list that changed. Legacy
+        sessions only: on 2026-07-28, which has no sessions, it raises a ``ToolError``
+        (:mod:`toolwire.server.visibility`). Call it with or without ``await``."""
+        return self._session_rule(visibility.rule(True, names, tags, kinds))
+
+    def disable_components(
+        self,
+        names: str | Iterable[str] = (),
+        *,
+        tags: str | Iterable[str] = (),
+        kinds: str | Iterable[str] | None = None,
+    ) -> _Sent:
+        """Hide, for this session alone, the components named in ``names`` or carrying
+        one of ``tags`` (as :meth:`enable_components`): they leave its listings and become
+        unknown to it."""
+        return self._session_rule(visibility.rule(False, names, tags, kinds))
+
+    def reset_components(self) -> _Sent:
+        """Forget this session's rules: it sees what every session sees."""
+        return self._session_rule(None)
+
+    def _session_rule(self, rule: Rule | None) -> _Sent:
+        visibility.refuse_stateless(self.request)
+        self._in_loop(visibility.change, self._connection, self.request, rule)
+        return _SENT
 
     # ------------------------------------------------------------ lifecycle (toolwire's side)
 

@@ -166,6 +166,9 @@ class ServerCore:
         self.change_hooks: list[Callable[[JSON], None]] = []
         self._connections: set[ServerConnection] = set()
         self._pages: dict[tuple[str, str | None, Any], bytes] = {}
+        # The component registries of each list (toolwire.Server's tools, resources and
+        # templates, prompts), in the order they list.
+        self.registries: dict[str, list[Registry[Any]]] = {}
         self._changes_pending: set[str] = set()  # lists whose change is being announced
         self.context_always = False  # set when Python logging is forwarded to clients
         self.roots_handlers: list[Callable[[Any], Any]] = []
@@ -281,6 +284,7 @@ class ServerCore:
         whose access checks follow this server's scope hierarchy."""
         registry: Registry[Any] = Registry(kind, key, changed, **messages)
         registry.scope_hierarchy = lambda: self.scope_hierarchy
+        self.registries.setdefault(kind, []).append(registry)
         return registry
 
     def components_page(
