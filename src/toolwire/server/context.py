@@ -27,7 +27,6 @@ from typing import Any, TypeVar
 from ..auth.tokens import AccessToken
 from ..errors import ToolError
 from ..protocol.revisions import Features
-from . import visibility
 from .inputs import (
     ElicitationResult,
     InputRequired,
@@ -188,7 +187,9 @@ class Context:
         disabled server-wide; the session is told of each list that changed. Legacy
         sessions only: on 2026-07-28, which has no sessions, it raises a ``ToolError``
         (:mod:`toolwire.server.visibility`). Call it with or without ``await``."""
-        return self._session_rule(visibility.rule(True, names, tags, kinds))
+        from .visibility import rule
+
+        return self._session_rule(rule(True, names, tags, kinds))
 
     def disable_components(
         self,
@@ -200,15 +201,20 @@ class Context:
         """Hide, for this session alone, the components named in ``names`` or carrying
         one of ``tags`` (as :meth:`enable_components`): they leave its listings and become
         unknown to it."""
-        return self._session_rule(visibility.rule(False, names, tags, kinds))
+        from .visibility import rule
+
+        return self._session_rule(rule(False, names, tags, kinds))
 
     def reset_components(self) -> _Sent:
         """Forget this session's rules: it sees what every session sees."""
         return self._session_rule(None)
 
     def _session_rule(self, rule: Rule | None) -> _Sent:
-        visibility.refuse_stateless(self.request)
-        self._in_loop(visibility.change, self._connection, self.request, rule)
+        # loaded on first use: few servers change what one session sees
+        from .visibility import change, refuse_stateless
+
+        refuse_stateless(self.request)
+        self._in_loop(change, self._connection, self.request, rule)
         return _SENT
 
     # ------------------------------------------------------------ lifecycle (toolwire's side)

@@ -31,6 +31,7 @@ from .context import Context, _current
 from .core import JSON, ServerCore
 from .registry import Registry
 from .request import Request
+from .resource_methods import not_found as not_found
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -340,9 +341,3 @@ class ResourceRegistry(ServerCore):
     def knows(self, uri: str, request: Request | None = None) -> bool:
         """Something serves ``uri`` (that ``request``'s caller may use, when given)."""
         return self._locate(uri, request) is not None
-
-
-def not_found(uri: str, features: Features, message: str = "Resource not found") -> RPCError:
-    """The revision's not-found error: -32002 up to 2025-11-25, -32602 on 2026-07-28."""
-    code = jsonrpc.INVALID_PARAMS if features.modern else jsonrpc.RESOURCE_NOT_FOUND_LEGACY
-    return RPCError(code, message, {"uri": uri})

@@ -16,7 +16,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import jsonrpc
 from ..errors import RPCError, ToolError
@@ -37,11 +37,8 @@ from ..protocol.revisions import (
 )
 from .context import Context
 from .request import JSON as JSON
-from .request import LOG_RANK, Rule
+from .request import LOG_RANK, Host, Rule
 from .request import Request as Request
-
-if TYPE_CHECKING:
-    from .core import ServerCore
 
 logger = logging.getLogger("toolwire")
 
@@ -75,7 +72,7 @@ def _deliver(reply: Reply, data: bytes) -> None:
 class ServerConnection:
     """The server side of one connection (one stdio pipe pair, one in-memory pair)."""
 
-    def __init__(self, server: ServerCore, send: Reply) -> None:
+    def __init__(self, server: Host, send: Reply) -> None:
         self.server = server
         self.send = send
         self.features: Features | None = None  # legacy: negotiated at initialize
