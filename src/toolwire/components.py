@@ -13,11 +13,29 @@ has them), its ``tags``, whether it is ``enabled``, and who may use it (``scopes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 from .auth.tokens import access_rules
 
 JSON = dict[str, Any]
+
+
+class Metadata(TypedDict, total=False):
+    """The options every kind of component takes, with the same meaning: ``title``,
+    ``description`` (else the function's docstring), ``icons`` (dicts or ``Icon`` models),
+    ``meta`` (its ``_meta``), ``tags``, and who may use it: the ``scopes`` the caller's token
+    must cover and an ``auth`` predicate on the caller."""
+
+    title: str | None
+    description: str | None
+    icons: list[Any] | None
+    meta: JSON | None
+    tags: Iterable[str]
+    scopes: str | Iterable[str]
+    auth: Callable[[Any], bool] | None
+
+
+_OPTIONS = frozenset(Metadata.__annotations__)
 
 
 def icon_dicts(icons: Iterable[Any] | None) -> list[JSON]:
@@ -38,27 +56,23 @@ class Component:
     annotations: JSON | None = None
     tags: frozenset[str] = frozenset()
 
-    def _describe(
-        self,
-        *,
-        title: str | None,
-        description: str | None,
-        icons: Iterable[Any] | None,
-        meta: JSON | None,
-        tags: Iterable[str],
-        scopes: str | Iterable[str],
-        auth: Callable[[Any], bool] | None,
-    ) -> None:
-        """Set the shared metadata, checked and normalized the same way for every kind."""
-        self.title = title
-        self.description = description
-        self.icons = icon_dicts(icons)
-        self.meta = meta
+    def _describe(self, documented: str | None, metadata: Metadata) -> None:
+        """Set the shared metadata from the options (``documented``: the description the
+        function's docstring gives), checked and normalized the same way for every kind."""
+        unknown = set(metadata) - _OPTIONS
+        if unknown:
+            raise TypeError(f"Unexpected option(s) for a {self.kind}: {', '.join(sorted(unknown))}")
+        description = metadata.get("description")
+        self.title = metadata.get("title")
+        self.description = description if description is not None else documented
+        self.icons = icon_dicts(metadata.get("icons"))
+        self.meta = metadata.get("meta")
+        tags = metadata.get("tags", ())
         self.tags = frozenset((tags,) if isinstance(tags, str) else tags)
         self.enabled = True
         # Who may see and use it: the scopes the caller's token must cover, and a predicate
         # on the caller (the verified AccessToken, or None when unauthenticated).
-        self.scopes, self.auth = access_rules(scopes, auth)
+        self.scopes, self.auth = access_rules(metadata.get("scopes", ()), metadata.get("auth"))
 
     def _headed(self, definition: JSON) -> JSON:
         """``definition`` (its key fields) with the title and description."""

@@ -30,14 +30,14 @@ import logging
 import os
 import sys
 import typing
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc
 from ._schema_common import EMPTY, UNIONS
 from .completion import prefix_completer
-from .components import Component
+from .components import Component, Metadata
 from .content import content_block
 from .docstrings import parse_docstring
 from .errors import RegistrationError, RPCError, ToolError
@@ -51,6 +51,9 @@ from .functions import (
     signature_of,
     unwrap,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("toolwire")
 
@@ -266,15 +269,9 @@ class Prompt(Component):
         fn: Callable[..., Any],
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        tags: Iterable[str] = (),
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
+        **metadata: Unpack[Metadata],
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A prompt must be callable, got {type(fn).__name__}")
@@ -319,15 +316,7 @@ class Prompt(Component):
             )
         self._by_name = {argument.name: argument for argument in self.arguments}
         # scopes/auth: who may list, get and complete it (as for tools)
-        self._describe(
-            title=title,
-            description=description if description is not None else doc.description,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-            scopes=scopes,
-            auth=auth,
-        )
+        self._describe(doc.description, metadata)
         self.completers = self._completers(complete or {})
         self.is_async = is_async(fn)
         self._source = getattr(getattr(unwrap(fn), "__code__", None), "co_filename", None)

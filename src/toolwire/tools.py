@@ -13,9 +13,9 @@ import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .components import Component
+from .components import Component, Metadata
 from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
@@ -29,6 +29,9 @@ from .functions import (
 from .protocol.header_params import header_params
 from .safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH, check_arguments, strip_control_json
 from .schema import FunctionSchema, InvalidArguments, function_schema
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("toolwire")
 
@@ -106,19 +109,12 @@ class Tool(Component):
         fn: Callable[..., Any],
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         annotations: Any = None,
         input_schema: JSON | None = None,
         output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
         blocking: bool | None = None,
-        tags: Iterable[str] = (),
-        meta: JSON | None = None,
-        icons: list[Any] | None = None,
-        scopes: Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         sensitive: Iterable[str] = (),
         inject: tuple[type, ...] = (),
         schema_profile: Literal["portable", "pydantic"] = "portable",
@@ -128,6 +124,7 @@ class Tool(Component):
         unknown_arguments: Literal["reject", "ignore"] = "reject",
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
+        **metadata: Unpack[Metadata],
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
@@ -160,15 +157,7 @@ class Tool(Component):
             self.schema.wraps_result = (
                 self.schema.wraps_result and output_schema.get("type") == "object"
             )
-        self._describe(
-            title=title,
-            description=description if description is not None else self.schema.description,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-            scopes=scopes,
-            auth=auth,
-        )
+        self._describe(self.schema.description, metadata)
         self.annotations = _annotations_dict(annotations)
         self.timeout = timeout
         # Argument names whose values never reach logs (the audit log redacts them).

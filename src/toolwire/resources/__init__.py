@@ -16,16 +16,19 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from ..components import Component
+from ..components import Component, Metadata
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
 from ..functions import EXPECTED_ERRORS, error_message, is_async, own_code, raised_by, unwrap
 from ..schema import InvalidArguments, function_schema
 from .contents import to_contents
 from .uri_template import UriTemplate, is_template
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "Resource",
@@ -90,17 +93,11 @@ class _Readable(Component):
         fn: Any,
         *,
         name: str | None,
-        title: str | None,
-        description: str | None,
         mime_type: str | None,
         annotations: Any,
-        icons: list[Any] | None,
-        meta: JSON | None,
-        tags: Iterable[str],
-        scopes: str | Iterable[str],
-        auth: Callable[[Any], bool] | None,
         inject: tuple[type, ...],
         fallback_name: str,
+        metadata: Metadata,
     ) -> None:
         self.fn: Callable[..., Any] | None = fn if callable(fn) else None
         self.value = None if callable(fn) else fn
@@ -130,15 +127,7 @@ class _Readable(Component):
                 name = found if isinstance(found, str) and found != "<lambda>" else None
         self.name = name or fallback_name
         # scopes/auth: who may list, read, subscribe to and complete it (as for tools)
-        self._describe(
-            title=title,
-            description=description if description is not None else doc_description,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-            scopes=scopes,
-            auth=auth,
-        )
+        self._describe(doc_description, metadata)
         self.mime_type = mime_type
         self.annotations = _annotations(annotations)
         self.is_async = self.fn is not None and is_async(self.fn)
@@ -218,17 +207,11 @@ class Resource(_Readable):
         uri: str,
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         mime_type: str | None = None,
         size: int | None = None,
         annotations: Any = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
-        tags: Iterable[str] = (),
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
+        **metadata: Unpack[Metadata],
     ) -> None:
         _check_uri(uri)
         if is_template(uri):
@@ -240,17 +223,11 @@ class Resource(_Readable):
         super().__init__(
             fn,
             name=name,
-            title=title,
-            description=description,
             mime_type=mime_type,
             annotations=annotations,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-            scopes=scopes,
-            auth=auth,
             inject=inject,
             fallback_name=uri,
+            metadata=metadata,
         )
         if self.required:
             raise RegistrationError(
@@ -282,17 +259,11 @@ class ResourceTemplate(_Readable):
         uri_template: str,
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         mime_type: str | None = None,
         annotations: Any = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        tags: Iterable[str] = (),
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
+        **metadata: Unpack[Metadata],
     ) -> None:
         _check_uri(uri_template)
         if not callable(fn):
@@ -305,17 +276,11 @@ class ResourceTemplate(_Readable):
         super().__init__(
             fn,
             name=name,
-            title=title,
-            description=description,
             mime_type=mime_type,
             annotations=annotations,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-            scopes=scopes,
-            auth=auth,
             inject=inject,
             fallback_name=uri_template,
+            metadata=metadata,
         )
         variables = set(self.template.variables)
         takes_any = any(

@@ -278,11 +278,12 @@ class ServerCore:
         return page_bounds(self.page_size, keys, cursor)
 
     def registry(
-        self, kind: str, key: Callable[[Any], str], changed: Callable[[], None], **messages: str
+        self, kind: str, key: str, noun: str, changed: Callable[[], None]
     ) -> Registry[Any]:
-        """A registry of components of the ``kind`` list (:mod:`toolwire.server.registry`)
-        whose access checks follow this server's scope hierarchy."""
-        registry: Registry[Any] = Registry(kind, key, changed, **messages)
+        """A registry of components of the ``kind`` list, each named by its attribute
+        ``key`` (:mod:`toolwire.server.registry`), whose access checks follow this server's
+        scope hierarchy."""
+        registry: Registry[Any] = Registry(kind, key, noun, changed)
         registry.scope_hierarchy = lambda: self.scope_hierarchy
         self.registries.setdefault(kind, []).append(registry)
         return registry

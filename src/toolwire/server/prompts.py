@@ -19,11 +19,12 @@ prompt methods are unknown (-32601).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .. import jsonrpc
 from ..completion import run_completer
+from ..components import Metadata
 from ..errors import RPCError
 from ..prompts import Prompt
 from ..protocol import shaping
@@ -34,6 +35,9 @@ from .inputs import InputRequired, InvalidAnswer
 from .registry import Registry
 from .request import Request
 from .session import ServerConnection
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,11 +59,7 @@ class PromptRegistry(ServerCore):
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
         self.prompt_registry: Registry[Prompt] = self.registry(
-            "prompts",
-            lambda prompt: prompt.name,
-            self.prompts_changed,
-            duplicate="A prompt named {key!r} is already registered",
-            missing="No prompt named {key!r}",
+            "prompts", "name", "prompt named", self.prompts_changed
         )
         self._prompts = self.prompt_registry.items
         # Set by the first registration and kept: a session told about prompts can still
@@ -77,14 +77,8 @@ class PromptRegistry(ServerCore):
         name: str | None = None,
         /,
         *,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        tags: Iterable[str] = (),
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
+        **metadata: Unpack[Metadata],
     ) -> Callable[[F], F]: ...
 
     def prompt(self, name: Any = None, /, **options: Any) -> Any:
@@ -108,14 +102,8 @@ class PromptRegistry(ServerCore):
         fn: Callable[..., Any],
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        tags: Iterable[str] = (),
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
+        **metadata: Unpack[Metadata],
     ) -> Prompt:
         """Register ``fn`` (a function, async function or callable) as a prompt.
 
@@ -127,19 +115,7 @@ class PromptRegistry(ServerCore):
         for tools: another caller does not see it in ``prompts/list``, and ``prompts/get``
         and completion answer as for an unknown prompt.
         """
-        prompt = Prompt(
-            fn,
-            name=name,
-            title=title,
-            description=description,
-            icons=icons,
-            meta=meta,
-            complete=complete,
-            tags=tags,
-            scopes=scopes,
-            auth=auth,
-            inject=(Context,),
-        )
+        prompt = Prompt(fn, name=name, complete=complete, inject=(Context,), **metadata)
         self.offers_prompts = True
         return self.prompt_registry.add(prompt)
 

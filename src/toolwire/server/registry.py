@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from .. import jsonrpc
@@ -85,20 +86,11 @@ def session_enabled(rules: Sequence[Rule], kind: str, key: str, item: Component)
 class Registry(Generic[C]):
     """The components of one kind, by key, in registration order."""
 
-    def __init__(
-        self,
-        kind: str,
-        key: Callable[[C], str],
-        changed: Callable[[], None],
-        *,
-        duplicate: str,
-        missing: str,
-    ) -> None:
+    def __init__(self, kind: str, key: str, noun: str, changed: Callable[[], None]) -> None:
         self.kind = kind  # the list it belongs to: "tools", "resources" or "prompts"
-        self.key = key
+        self.key: Callable[[C], str] = attrgetter(key)  # the attribute that names one
+        self.noun = noun  # how messages name one: "tool named", "resource", ...
         self.changed = changed
-        self.duplicate = duplicate  # messages, with {key!r}
-        self.missing = missing
         self.items: dict[str, C] = {}
         # Tag filters (tools: Server(include_tags=..., exclude_tags=...)).
         self.include_tags: frozenset[str] | None = None
@@ -116,7 +108,7 @@ class Registry(Generic[C]):
     def add(self, item: C) -> C:
         key = self.key(item)
         if key in self.items:
-            raise RegistrationError(self.duplicate.format(key=key))
+            raise RegistrationError(f"A {self.noun} {key!r} is already registered")
         self.items[key] = item
         self.touch()
         return item
@@ -124,7 +116,7 @@ class Registry(Generic[C]):
     def remove(self, key: str) -> C:
         item = self.items.pop(key, None)
         if item is None:
-            raise KeyError(self.missing.format(key=key))
+            raise KeyError(f"No {self.noun} {key!r}")
         self.touch()
         return item
 
@@ -141,7 +133,7 @@ class Registry(Generic[C]):
         """Enable or disable a component for everyone; a change is announced."""
         item = self.items.get(key)
         if item is None:
-            raise KeyError(self.missing.format(key=key))
+            raise KeyError(f"No {self.noun} {key!r}")
         if item.enabled != enabled:
             item.enabled = enabled
             self.touch()

@@ -19,10 +19,11 @@ resource methods are unknown (-32601).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .. import jsonrpc
+from ..components import Metadata
 from ..errors import RegistrationError, RPCError, ToolError
 from ..protocol import shaping
 from ..protocol.revisions import META_SUBSCRIPTION_ID, Features
@@ -32,6 +33,9 @@ from .core import JSON, ServerCore
 from .registry import Registry
 from .request import Request
 from .resource_methods import not_found as not_found
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,18 +48,10 @@ class ResourceRegistry(ServerCore):
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
         self.resource_registry: Registry[Resource] = self.registry(
-            "resources",
-            lambda resource: resource.uri,
-            self.resources_changed,
-            duplicate="A resource {key!r} is already registered",
-            missing="No resource {key!r}",
+            "resources", "uri", "resource", self.resources_changed
         )
         self.template_registry: Registry[ResourceTemplate] = self.registry(
-            "resources",
-            lambda template: template.uri_template,
-            self.resources_changed,
-            duplicate="A resource template {key!r} is registered",
-            missing="No resource template {key!r}",
+            "resources", "uri_template", "resource template", self.resources_changed
         )
         self._resources = self.resource_registry.items
         self._templates = self.template_registry.items
@@ -75,17 +71,11 @@ class ResourceRegistry(ServerCore):
         /,
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         mime_type: str | None = None,
         size: int | None = None,
         annotations: Any = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        tags: Iterable[str] = (),
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
+        **metadata: Unpack[Metadata],
     ) -> Callable[[F], F]: ...
 
     def resource(self, uri: str, /, **options: Any) -> Any:
@@ -96,7 +86,8 @@ class ResourceRegistry(ServerCore):
         blob), a ``File``, JSON-able data (sent as ``application/json`` text) or a list of
         these (several contents). ``name`` defaults to the function's name, ``description``
         to its docstring. ``complete={"variable": fn}`` suggests values of a template's
-        variable (``completion/complete``).
+        variable (``completion/complete``). ``title``, ``icons``, ``meta`` and ``tags`` are
+        every component's (:class:`toolwire.components.Metadata`).
 
         ``scopes=["files:read"]`` and ``auth=lambda caller: ...`` limit who may use it, as
         for tools: another caller does not see it in ``resources/list`` (or

@@ -20,9 +20,10 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from .. import jsonrpc
+from ..components import Metadata
 from ..errors import RegistrationError, RPCError
 from ..protocol import shaping
 from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
@@ -35,6 +36,9 @@ from .registry import Registry
 from .request import Request
 from .resources import ResourceRegistry
 from .session import ServerConnection
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -121,11 +125,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self.tasks: Any = None  # the task registry, once a tool runs as a task (.tasks)
         self.apps: Any = None  # the MCP Apps views and the tools showing them (.apps)
         self.tool_registry: Registry[Tool] = self.registry(
-            "tools",
-            lambda tool: tool.name,
-            self.tools_changed,
-            duplicate="A tool named {key!r} is already registered",
-            missing="No tool named {key!r}",
+            "tools", "name", "tool named", self.tools_changed
         )
         self._tools = self.tool_registry.items
         self.tool_registry.include_tags = (
@@ -161,19 +161,12 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         name: str | None = None,
         /,
         *,
-        title: str | None = None,
-        description: str | None = None,
         annotations: Any = None,
         input_schema: JSON | None = None,
         output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
         blocking: bool | None = None,
-        tags: Iterable[str] = (),
-        meta: JSON | None = None,
-        icons: list[Any] | None = None,
-        scopes: Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         sensitive: Iterable[str] = (),
         max_argument_depth: int | None = ...,
         max_string_length: int | None = ...,
@@ -183,13 +176,16 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         questions_first: bool = False,
         app: str | None = None,
         visible_to: str | Iterable[str] | None = None,
+        **metadata: Unpack[Metadata],
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
         """Register a function as a tool: ``@mcp.tool``, ``@mcp.tool()`` or ``@mcp.tool("name", ...)``.
 
         ``input_schema={...}`` publishes a hand-written JSON Schema 2020-12 for the arguments
-        verbatim and validates calls against it (see docs/tools.md); ``app="ui://..."`` shows
+        verbatim and validates calls against it (see docs/tools.md); ``title``, ``description``,
+        ``icons``, ``meta``, ``tags``, ``scopes`` and ``auth`` are every component's
+        (:class:`toolwire.components.Metadata`); ``app="ui://..."`` shows
         the tool's result in that app's view, and ``visible_to=["app"]`` keeps a tool for the
         view alone (see docs/extensions.md, "MCP Apps")."""
         if callable(name):
