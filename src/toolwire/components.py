@@ -12,12 +12,13 @@ has them), its ``tags``, whether it is ``enabled``, and who may use it (``scopes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypedDict
 
 from .auth.tokens import access_rules
 
 JSON = dict[str, Any]
+RunSync = Callable[[Callable[..., Any], dict[str, Any]], Awaitable[Any]]
 
 
 class Metadata(TypedDict, total=False):
@@ -55,6 +56,8 @@ class Component:
     enabled = True
     annotations: JSON | None = None
     tags: frozenset[str] = frozenset()
+    fn: Any  # the function (None for a resource given as its content)
+    is_async: bool
 
     def _describe(self, documented: str | None, metadata: Metadata) -> None:
         """Set the shared metadata from the options (``documented``: the description the
@@ -92,3 +95,11 @@ class Component:
         if self.meta:
             definition["_meta"] = self.meta
         return definition
+
+    async def _call(self, kwargs: dict[str, Any], run_sync: RunSync) -> Any:
+        """Call the function: awaited when async, else through ``run_sync`` (a worker
+        thread), so a slow sync function never blocks the event loop."""
+        assert self.fn is not None
+        if self.is_async:
+            return await self.fn(**kwargs)
+        return await run_sync(self.fn, kwargs)

@@ -393,10 +393,7 @@ class Prompt(Component):
         for param in self.injected:
             kwargs[param] = injected
         try:
-            if self.is_async:
-                value = await self.fn(**kwargs)
-            else:
-                value = await run_sync(self.fn, kwargs)
+            value = await self._call(kwargs, run_sync)
         except (Exception, SystemExit, KeyboardInterrupt) as exc:
             raise self._failure(exc, mask_errors) from None
         try:

@@ -160,10 +160,7 @@ class _Readable(Component):
         for param in self.injected:
             kwargs[param] = injected
         try:
-            if self.is_async:
-                value = await self.fn(**kwargs)
-            else:
-                value = await run_sync(self.fn, kwargs)
+            value = await self._call(kwargs, run_sync)
         except ToolError:
             raise
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the read fails, not the server

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__, jsonrpc
+from .. import __version__
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
@@ -23,7 +23,7 @@ from .inputs import StateSigner
 from .methods import METHODS
 from .middleware import Handler, Middleware, run_chain
 from .registry import LIST_CHANGES as LIST_CHANGES
-from .registry import Registry, page_bounds
+from .registry import Registry, page_bounds, unknown
 from .registry import decode_cursor as decode_cursor
 from .registry import encode_cursor as encode_cursor
 from .request import Request
@@ -45,13 +45,7 @@ MAX_CACHED_PAGES = 256
 
 def unknown_tool(name: str, known: Sequence[str]) -> RPCError:
     """-32602 for an unknown tool, with the closest known name as a hint (TL-25)."""
-    import difflib
-
-    message = f"Unknown tool: {name!r}."
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if close:
-        message += f" Did you mean {close[0]!r}?"
-    return RPCError(jsonrpc.INVALID_PARAMS, message)
+    return unknown("tool", name, known)
 
 
 class ServerCore:
@@ -348,6 +342,20 @@ class ServerCore:
             if connection.features is not None and (offered is None or kind in offered):
                 connection.notify(method)  # a legacy session that was offered this list
             connection.tell_listeners(filter_key, method)
+
+    def input_required(self, needed: Any, key: str, arguments: JSON, request: Request) -> JSON:
+        """The 2026-07-28 ``input_required`` result for the questions a handler asked
+        (``needed``, an :class:`~toolwire.server.inputs.InputRequired`): the client answers
+        and sends the request again with ``requestState``, sealed to ``key`` (what was
+        called), its arguments and its caller."""
+        state = self.signer.seal(
+            key, arguments, request.caller, needed.sealed_answers(), needed.questions
+        )
+        return {
+            "resultType": "input_required",
+            "inputRequests": needed.requests,
+            "requestState": state,
+        }
 
     # ------------------------------------------------------------ calls in flight
 

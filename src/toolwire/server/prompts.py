@@ -32,7 +32,7 @@ from ..protocol.revisions import Features
 from .context import Context, _current
 from .core import JSON, ServerCore
 from .inputs import InputRequired, InvalidAnswer
-from .registry import Registry
+from .registry import Registry, decorator, unknown
 from .request import Request
 from .session import ServerConnection
 
@@ -44,13 +44,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def unknown_prompt(name: str, known: Sequence[str]) -> RPCError:
     """-32602 for an unknown prompt, with the closest known name as a hint."""
-    import difflib
-
-    message = f"Unknown prompt: {name!r}."
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if close:
-        message += f" Did you mean {close[0]!r}?"
-    return RPCError(jsonrpc.INVALID_PARAMS, message)
+    return unknown("prompt", name, known)
 
 
 class PromptRegistry(ServerCore):
@@ -85,17 +79,7 @@ class PromptRegistry(ServerCore):
         """Register a function as a prompt: ``@mcp.prompt``, ``@mcp.prompt()`` or
         ``@mcp.prompt("name", title=..., description=..., icons=..., meta=...,
         complete={"argument": completer}, tags=..., scopes=..., auth=...)``."""
-        if callable(name):
-            self.add_prompt(name)
-            return name
-        if "name" in options:
-            name = options.pop("name")
-
-        def register(fn: F) -> F:
-            self.add_prompt(fn, name=name, **options)
-            return fn
-
-        return register
+        return decorator(self.add_prompt, name, options)
 
     def add_prompt(
         self,
@@ -217,18 +201,7 @@ class PromptRegistry(ServerCore):
                 kwargs, context, self.runner.run, mask_errors=self.mask_errors
             )
         except InputRequired as needed:  # 2026-07-28: the client answers, then asks again
-            state = self.signer.seal(
-                _state_key(prompt),
-                arguments,
-                request.caller,
-                needed.sealed_answers(),
-                needed.questions,
-            )
-            return {
-                "resultType": "input_required",
-                "inputRequests": needed.requests,
-                "requestState": state,
-            }
+            return self.input_required(needed, _state_key(prompt), arguments, request)
         except InvalidAnswer as exc:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         finally:

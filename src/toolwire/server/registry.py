@@ -72,6 +72,34 @@ def page_bounds(
     return start, end, encode_cursor(keys[end]) if end < len(keys) else None
 
 
+def unknown(what: str, name: str, known: Sequence[str]) -> RPCError:
+    """-32602 for an unknown tool or prompt (``what``), with the closest name ``known`` (to
+    the caller) as a hint (TL-25)."""
+    import difflib
+
+    message = f"Unknown {what}: {name!r}."
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        message += f" Did you mean {close[0]!r}?"
+    return RPCError(jsonrpc.INVALID_PARAMS, message)
+
+
+def decorator(add: Callable[..., Any], name: Any, options: dict[str, Any]) -> Any:
+    """What ``@mcp.tool`` and ``@mcp.prompt`` are: bare (``name`` is the function), called
+    (``@mcp.tool()``), or with a name and options; ``add(fn, name=..., **options)``
+    registers."""
+    if callable(name):
+        add(name)
+        return name
+    name = options.pop("name", name)
+
+    def register(fn: Any) -> Any:
+        add(fn, name=name, **options)
+        return fn
+
+    return register
+
+
 def session_enabled(rules: Sequence[Rule], kind: str, key: str, item: Component) -> bool:
     """Whether ``item`` is enabled for a session with these rules, each ``(enable, names,
     tags, kinds)``: the last rule of its kind (``kinds`` None: every kind) that names its key

@@ -32,7 +32,7 @@ from .context import Context, _current
 from .core import JSON, ServerCore, unknown_tool
 from .inputs import InputRequired, InvalidAnswer
 from .prompts import PromptRegistry
-from .registry import Registry
+from .registry import Registry, decorator
 from .request import Request
 from .resources import ResourceRegistry
 from .session import ServerConnection
@@ -188,17 +188,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         (:class:`toolwire.components.Metadata`); ``app="ui://..."`` shows
         the tool's result in that app's view, and ``visible_to=["app"]`` keeps a tool for the
         view alone (see docs/extensions.md, "MCP Apps")."""
-        if callable(name):
-            self.add_tool(name)
-            return name
-        if "name" in options:
-            name = options.pop("name")
-
-        def register(fn: F) -> F:
-            self.add_tool(fn, name=name, **options)
-            return fn
-
-        return register
+        return decorator(self.add_tool, name, options)
 
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> Tool:
         """Register ``fn`` (a function, async function, bound method or callable) as a tool."""
@@ -487,14 +477,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         try:
             result = await self.admitted(connection, request, run)
         except InputRequired as needed:  # modern: the client answers, then calls again
-            state = self.signer.seal(
-                tool.name, arguments, request.caller, needed.sealed_answers(), needed.questions
-            )
-            return {
-                "resultType": "input_required",
-                "inputRequests": needed.requests,
-                "requestState": state,
-            }
+            return self.input_required(needed, tool.name, arguments, request)
         except InvalidAnswer as exc:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         except asyncio.CancelledError:
