@@ -12,10 +12,11 @@ has them), its ``tags``, whether it is ``enabled``, and who may use it (``scopes
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypedDict
 
 from .auth.tokens import access_rules
+from .errors import RegistrationError
 
 JSON = dict[str, Any]
 RunSync = Callable[[Callable[..., Any], dict[str, Any]], Awaitable[Any]]
@@ -45,6 +46,23 @@ def icon_dicts(icons: Iterable[Any] | None) -> list[JSON]:
         i.model_dump(by_alias=True, exclude_none=True) if hasattr(i, "model_dump") else i
         for i in icons or ()
     ]
+
+
+def annotation_dict(annotations: Any, known: Iterable[str], kind: str, model: str) -> JSON | None:
+    """``annotations`` (a dict, or the pydantic model ``types.<model>``) as a dict of its set
+    values, each key one that a ``kind`` (tool, resource) may carry; None when not given."""
+    if annotations is None:
+        return None
+    if hasattr(annotations, "model_dump"):
+        annotations = annotations.model_dump(exclude_none=True)
+    if not isinstance(annotations, Mapping):
+        raise RegistrationError(f"annotations must be a dict or a types.{model}")
+    unknown = set(annotations).difference(known)
+    if unknown:
+        raise RegistrationError(
+            f"Unknown {kind} annotation(s) {sorted(unknown)}; known: {sorted(known)}"
+        )
+    return {k: v for k, v in annotations.items() if v is not None}
 
 
 class Component:

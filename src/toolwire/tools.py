@@ -15,7 +15,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from .components import Component, Metadata
+from .components import Component, Metadata, annotation_dict
 from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
@@ -61,18 +61,7 @@ def check_name(name: str) -> str:
 
 
 def _annotations_dict(annotations: Any) -> JSON | None:
-    if annotations is None:
-        return None
-    if hasattr(annotations, "model_dump"):
-        annotations = annotations.model_dump(exclude_none=True)
-    if not isinstance(annotations, Mapping):
-        raise RegistrationError("annotations must be a dict or a types.ToolAnnotations")
-    unknown = set(annotations) - _ANNOTATION_KEYS
-    if unknown:
-        raise RegistrationError(
-            f"Unknown tool annotation(s) {sorted(unknown)}; known: {sorted(_ANNOTATION_KEYS)}"
-        )
-    return {k: v for k, v in annotations.items() if v is not None} or None
+    return annotation_dict(annotations, _ANNOTATION_KEYS, "tool", "ToolAnnotations") or None
 
 
 def _refuse_unbound_method(target: Any, name: str) -> None:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..components import Component, Metadata
+from ..components import Component, Metadata, annotation_dict
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
 from ..functions import EXPECTED_ERRORS, error_message, is_async, own_code, raised_by, unwrap
@@ -58,18 +58,10 @@ class ResourceNotFound(ToolError, LookupError):
         self.uri = uri
 
 
-def _annotations(annotations: Any) -> JSON | None:
+def _annotations(given: Any) -> JSON | None:
+    annotations = annotation_dict(given, _ANNOTATION_KEYS, "resource", "Annotations")
     if annotations is None:
         return None
-    if hasattr(annotations, "model_dump"):
-        annotations = annotations.model_dump(exclude_none=True)
-    if not isinstance(annotations, Mapping):
-        raise RegistrationError("annotations must be a dict or a types.Annotations")
-    unknown = set(annotations) - _ANNOTATION_KEYS
-    if unknown:
-        raise RegistrationError(
-            f"Unknown resource annotation(s) {sorted(unknown)}; known: {sorted(_ANNOTATION_KEYS)}"
-        )
     audience = annotations.get("audience")
     if audience is not None and (
         not isinstance(audience, (list, tuple)) or set(audience) - {"user", "assistant"}
@@ -91,12 +83,11 @@ class _Readable(Component):
     def __init__(
         self,
         fn: Any,
-        *,
+        fallback_name: str,
         name: str | None,
         mime_type: str | None,
         annotations: Any,
         inject: tuple[type, ...],
-        fallback_name: str,
         metadata: Metadata,
     ) -> None:
         self.fn: Callable[..., Any] | None = fn if callable(fn) else None
@@ -217,15 +208,7 @@ class Resource(_Readable):
             raise RegistrationError(f"Resource {uri!r}: size must be a non-negative integer")
         self.uri = uri
         self.size = size
-        super().__init__(
-            fn,
-            name=name,
-            mime_type=mime_type,
-            annotations=annotations,
-            inject=inject,
-            fallback_name=uri,
-            metadata=metadata,
-        )
+        super().__init__(fn, uri, name, mime_type, annotations, inject, metadata)
         if self.required:
             raise RegistrationError(
                 f"Resource {uri!r} has no URI variables, but its function requires "
@@ -270,15 +253,7 @@ class ResourceTemplate(_Readable):
         except ValueError as exc:
             raise RegistrationError(str(exc)) from None
         self.uri_template = uri_template
-        super().__init__(
-            fn,
-            name=name,
-            mime_type=mime_type,
-            annotations=annotations,
-            inject=inject,
-            fallback_name=uri_template,
-            metadata=metadata,
-        )
+        super().__init__(fn, uri_template, name, mime_type, annotations, inject, metadata)
         variables = set(self.template.variables)
         takes_any = any(
             p.kind is p.VAR_KEYWORD for p in _parameters(fn)
