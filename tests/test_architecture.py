@@ -9,7 +9,8 @@ Layers (dependencies point downwards only; client and server never import each o
     5  toolwire (package), lowlevel, testing, cli, inspector
     4  server/   client/
     3  transports/
-    2  tools, content, schema, providers, lint, docstrings, types, auth, safety
+    2  tools, resources, prompts, components, content, schema, providers, lint, docstrings,
+       types, auth, safety
     1  protocol/
     0  jsonrpc, errors
 """

@@ -11,6 +11,7 @@ changes. Every message is checked against the schema of the revision in use.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.timeout(60)
 
 LEGACY = "2025-11-25"
 SCRIPT = SERVERS / "session_components.py"
-EVERYONE_TOOLS = ["echo", "unlock", "hide_echo", "reset"]
+EVERYONE_TOOLS = ["echo", "unlock", "hide_echo", "reset", "publish"]
 CHANGED = {
     "tools": "notifications/tools/list_changed",
     "resources": "notifications/resources/list_changed",
@@ -51,6 +52,8 @@ async def two_sessions(transport: str, revision: str) -> AsyncIterator[tuple[Cli
         clients = [
             await stack.enter_async_context(checked_client(target, revision)) for target in targets
         ]
+        for client in clients:
+            client.arrived = watched(client)  # type: ignore[attr-defined]
         yield clients[0], clients[1]
         for client in clients:
             assert client.checker.client_issues == []  # type: ignore[attr-defined]
@@ -59,6 +62,34 @@ async def two_sessions(transport: str, revision: str) -> AsyncIterator[tuple[Cli
 def changes(client: Client) -> list[str]:
     wanted = set(CHANGED.values())
     return [n["method"] for n in client.notifications if n["method"] in wanted]
+
+
+def watched(client: Client) -> asyncio.Event:
+    """An event set on each notification ``client`` receives."""
+    arrived = asyncio.Event()
+    handle = client._notification
+
+    async def noted(message: dict[str, Any]) -> None:
+        await handle(message)
+        arrived.set()
+
+    client._notification = noted  # type: ignore[method-assign]
+    return arrived
+
+
+async def until(client: Client, expected: list[str]) -> None:
+    """Wait (10 s at most) until ``client`` has received the list changes ``expected``: a
+    change every session gets travels on HTTP's GET stream, which a round trip does not
+    wait for."""
+    arrived = client.arrived  # type: ignore[attr-defined]
+
+    async def wait() -> None:
+        while len(changes(client)) < len(expected):
+            arrived.clear()
+            await arrived.wait()
+
+    await asyncio.wait_for(wait(), 10)
+    assert changes(client) == expected
 
 
 async def tool_names(client: Client) -> list[str]:
@@ -88,7 +119,7 @@ async def test_a_session_unlocks_components_for_itself_alone(transport: str) -> 
         await sync_point(mine)
         # Told once per list whose visible set changed, and only this session.
         assert sorted(changes(mine)) == sorted(CHANGED.values())
-        assert await tool_names(mine) == ["echo", "drop_table", "unlock", "hide_echo", "reset"]
+        assert await tool_names(mine) == ["echo", "drop_table", *EVERYONE_TOOLS[1:]]
         assert (await mine.call_tool("drop_table", {"name": "t"})).text == "dropped t"
         uris = [r["uri"] for r in await mine.list_resources()]
         assert uris == ["admin://audit", "docs://readme"]
@@ -123,6 +154,10 @@ async def test_a_session_unlocks_components_for_itself_alone(transport: str) -> 
         assert len(changes(mine)) == 3 + 1 + 3
         await sync_point(other)
         assert changes(other) == []
+        if transport != "stdio":  # one server: a change for everyone reaches the other too
+            assert (await mine.call_tool("publish")).text == "published"
+            # ...after anything sent to it before: it was never told of the session's changes
+            await until(other, [CHANGED["resources"], CHANGED["prompts"]])
 
 
 @pytest.mark.parametrize("transport", ["memory", "http"])
@@ -132,6 +167,18 @@ async def test_a_rule_that_changes_nothing_sends_nothing(transport: str) -> None
         await sync_point(mine)
         await sync_point(other)
         assert changes(mine) == changes(other) == []
+
+
+@pytest.mark.parametrize("transport", ["memory", "http"])
+async def test_resources_and_prompts_are_enabled_for_everyone_like_tools(transport: str) -> None:
+    async with two_sessions(transport, LEGACY) as (mine, other):
+        assert (await mine.call_tool("publish")).text == "published"
+        for client in (mine, other):
+            await until(client, [CHANGED["resources"], CHANGED["prompts"]])
+            uris = [r["uri"] for r in await client.list_resources()]
+            assert uris == ["admin://audit", "docs://readme"]
+            assert [p["name"] for p in await client.list_prompts()] == ["incident"]
+            assert (await client.read_resource("admin://audit")).text == "audit log"
 
 
 @pytest.mark.parametrize("transport", ["memory", "http", "stdio"])

@@ -2,7 +2,7 @@
 
 ``unlock`` (async) shows everything tagged ``admin`` to the calling session alone;
 ``hide_echo`` (sync, on a worker thread) hides ``echo`` from it; ``reset`` forgets the
-session's rules. Served over stdio when run, imported for memory and HTTP tests.
+session's rules; ``publish`` enables the admin resource and prompt for everyone. Served over stdio when run, imported for memory and HTTP tests.
 """
 
 from toolwire import Context, Server
@@ -51,6 +51,13 @@ def hide_echo(ctx: Context) -> str:
 async def reset(ctx: Context) -> str:
     await ctx.reset_components()
     return "reset"
+
+
+@mcp.tool()
+async def publish(ctx: Context) -> str:
+    ctx.server.enable_resource("admin://audit")  # for everyone: every session is told
+    ctx.server.enable_prompt("incident")
+    return "published"
 
 
 mcp.disable_tool("drop_table")

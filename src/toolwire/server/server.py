@@ -128,10 +128,8 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             "tools", "name", "tool named", self.tools_changed
         )
         self._tools = self.tool_registry.items
-        self.tool_registry.include_tags = (
-            frozenset(include_tags) if include_tags is not None else None
-        )
-        self.tool_registry.exclude_tags = frozenset(exclude_tags)
+        self.include_tags = include_tags
+        self.exclude_tags = exclude_tags
         if visibility is not None:
             self._rule_tools()
         for fn in tools:
@@ -349,10 +347,20 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         """Only tools with one of these tags are served (None: every tool)."""
         return self.tool_registry.include_tags
 
+    @include_tags.setter
+    def include_tags(self, tags: Iterable[str] | None) -> None:
+        self.tool_registry.include_tags = frozenset(tags) if tags is not None else None
+        self.tool_registry.touch()
+
     @property
     def exclude_tags(self) -> frozenset[str]:
         """Tools with one of these tags are not served."""
         return self.tool_registry.exclude_tags
+
+    @exclude_tags.setter
+    def exclude_tags(self, tags: Iterable[str]) -> None:
+        self.tool_registry.exclude_tags = frozenset(tags)
+        self.tool_registry.touch()
 
     async def start(self) -> None:
         """Enter the lifespan when the first connection opens, once every tool's app view is

@@ -30,7 +30,8 @@ session was offered that list. Other sessions see nothing change.
 2026-07-28 has no sessions: every request stands alone (stateless), so there is nothing to
 attach the rules to; the call is refused with a :class:`~toolwire.ToolError` saying so (use
 ``enable_tool``/``disable_tool`` for everyone, or ``Server(visibility=...)`` for a rule on
-the caller). The rules live with the connection in this process: a legacy HTTP session
+the caller). A server without component registries (the low-level server, a proxy) has
+nothing for the rules to hide. The rules live with the connection in this process: a legacy HTTP session
 continued by another worker, or an app with ``stateless=True``, does not keep them.
 """
 
