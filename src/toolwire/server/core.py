@@ -343,20 +343,6 @@ class ServerCore:
                 connection.notify(method)  # a legacy session that was offered this list
             connection.tell_listeners(filter_key, method)
 
-    def input_required(self, needed: Any, key: str, arguments: JSON, request: Request) -> JSON:
-        """The 2026-07-28 ``input_required`` result for the questions a handler asked
-        (``needed``, an :class:`~toolwire.server.inputs.InputRequired`): the client answers
-        and sends the request again with ``requestState``, sealed to ``key`` (what was
-        called), its arguments and its caller."""
-        state = self.signer.seal(
-            key, arguments, request.caller, needed.sealed_answers(), needed.questions
-        )
-        return {
-            "resultType": "input_required",
-            "inputRequests": needed.requests,
-            "requestState": state,
-        }
-
     # ------------------------------------------------------------ calls in flight
 
     def call_slots(self) -> CallGate:

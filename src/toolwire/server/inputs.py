@@ -86,6 +86,17 @@ class InputRequired(BaseException):
         """The answers to carry in ``requestState``: those matched to a question asked."""
         return {key: entry for key, entry in self.answered.items() if entry[0] is not None}
 
+    def result(self, signer: StateSigner, key: str, arguments: JSON, caller: str | None) -> JSON:
+        """The ``input_required`` result: the client answers and sends the request again
+        with ``requestState``, sealed to ``key`` (what was called), its arguments and its
+        caller."""
+        state = signer.seal(key, arguments, caller, self.sealed_answers(), self.questions)
+        return {
+            "resultType": "input_required",
+            "inputRequests": self.requests,
+            "requestState": state,
+        }
+
 
 class InvalidAnswer(BaseException):
     """A modern retry carried an answer that does not fit its question: the request is invalid

@@ -201,7 +201,7 @@ class PromptRegistry(ServerCore):
                 kwargs, context, self.runner.run, mask_errors=self.mask_errors
             )
         except InputRequired as needed:  # 2026-07-28: the client answers, then asks again
-            return self.input_required(needed, _state_key(prompt), arguments, request)
+            return needed.result(self.signer, _state_key(prompt), arguments, request.caller)
         except InvalidAnswer as exc:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         finally:

@@ -485,7 +485,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         try:
             result = await self.admitted(connection, request, run)
         except InputRequired as needed:  # modern: the client answers, then calls again
-            return self.input_required(needed, tool.name, arguments, request)
+            return needed.result(self.signer, tool.name, arguments, request.caller)
         except InvalidAnswer as exc:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         except asyncio.CancelledError:
