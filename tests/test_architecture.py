@@ -18,6 +18,7 @@ Layers (dependencies point downwards only; client and server never import each o
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -189,6 +190,25 @@ def test_server_modules_depend_one_way() -> None:
         "import cycles among server/ modules (type-only imports count): "
         + "; ".join(" <-> ".join(cycle) for cycle in cycles)
     )
+
+
+def test_the_documented_order_of_server_modules_holds() -> None:
+    """docs/architecture.md lists every server/ module in an order each one keeps: it
+    imports only modules listed before it."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    order: list[str] = []
+    for row in re.findall(r"^\| \d+ \| ([^|]+) \|", page, re.MULTILINE):
+        order += re.findall(r"`(\w+)`", row)
+    folder = SRC / "server"
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+    assert sorted(order) == sorted(modules), "list each server/ module once in the page's table"
+    late = [
+        f"{module} imports {target}"
+        for position, module in enumerate(order)
+        for target in sorted(_package_imports(folder / f"{module}.py") & modules)
+        if target != module and target not in order[:position]
+    ]
+    assert not late, "; ".join(late)
 
 
 def test_the_cycle_check_counts_type_only_and_local_imports(tmp_path: Path) -> None:
