@@ -121,7 +121,6 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             "strip_control_sequences": strip_control_sequences,
             "unknown_arguments": unknown_arguments,
         }
-        self.visibility = visibility
         self.tasks: Any = None  # the task registry, once a tool runs as a task (.tasks)
         self.apps: Any = None  # the MCP Apps views and the tools showing them (.apps)
         self.tool_registry: Registry[Tool] = self.registry(
@@ -130,8 +129,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         self._tools = self.tool_registry.items
         self.include_tags = include_tags
         self.exclude_tags = exclude_tags
-        if visibility is not None:
-            self._rule_tools()
+        self.visibility = visibility
         for fn in tools:
             self.add_tool(fn)
 
@@ -370,6 +368,19 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         await super().start()
 
     # ------------------------------------------------------------ protocol side
+
+    @property
+    def visibility(self) -> Callable[[Tool, Request], bool] | None:
+        """The server's rule on who sees which tool: ``visibility(tool, request)``."""
+        return self._visibility
+
+    @visibility.setter
+    def visibility(self, rule: Callable[[Tool, Request], bool] | None) -> None:
+        self._visibility = rule
+        if rule is not None:
+            self._rule_tools()
+        else:
+            self.tool_registry.touch()  # listings no longer depend on it
 
     def _rule_tools(self) -> None:
         """Check each call and listing against the ``visibility`` predicate and the tools
