@@ -1,11 +1,16 @@
 """The layering of DESIGN.md, the import budget, and the static checks.
 
+Inside ``server/`` the modules depend one way too: no module imports, directly or through
+others, a module that imports it back. Every import counts, at the top of a module, under
+``if TYPE_CHECKING:`` or inside a function (docs/architecture.md gives the order).
+
 Layers (dependencies point downwards only; client and server never import each other):
 
     5  toolwire (package), lowlevel, testing, cli, inspector
     4  server/   client/
     3  transports/  telemetry/
-    2  tools, content, schema, providers, lint, docstrings, types, auth, safety
+    2  tools, resources, prompts, components, content, schema, providers, lint, docstrings,
+       types, auth, safety
     1  protocol/
     0  jsonrpc, errors
 """
@@ -13,6 +18,7 @@ Layers (dependencies point downwards only; client and server never import each o
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +38,7 @@ LAYERS = {
     "resources": 2,
     "prompts": 2,
     "completion": 2,
+    "components": 2,
     "content": 2,
     "schema": 2,
     "_schema_clean": 2,
@@ -121,6 +128,102 @@ def test_the_checker_catches_an_upward_import(tmp_path: Path) -> None:
     fake = tmp_path / "x.py"
     fake.write_text("from toolwire.server import Server\n")
     assert _imports_of(fake) == ["server"]
+
+
+def _package_imports(path: Path) -> set[str]:
+    """The sibling modules ``path`` imports, however: at the top, under TYPE_CHECKING,
+    inside functions, ``from . import x`` and ``from toolwire.<package>.x import ...``."""
+    package = path.parent.name
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                if node.module:
+                    found.add(node.module.split(".")[0])
+                else:
+                    found.update(alias.name for alias in node.names)
+            elif node.level == 0 and (node.module or "").startswith(f"toolwire.{package}."):
+                found.add(node.module.split(".")[2])  # type: ignore[union-attr]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[:2] == ["toolwire", package] and len(parts) > 2:
+                    found.add(parts[2])
+    return found
+
+
+def _cycles(folder: Path) -> list[list[str]]:
+    """The import cycles among the modules of ``folder`` (each a strongly connected set)."""
+    modules = {p.stem: p for p in folder.glob("*.py")}
+    graph = {m: sorted(_package_imports(p) & set(modules) - {m}) for m, p in modules.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_server_modules_depend_one_way() -> None:
+    cycles = _cycles(SRC / "server")
+    assert not cycles, (
+        "import cycles among server/ modules (type-only imports count): "
+        + "; ".join(" <-> ".join(cycle) for cycle in cycles)
+    )
+
+
+def test_the_documented_order_of_server_modules_holds() -> None:
+    """docs/architecture.md lists every server/ module in an order each one keeps: it
+    imports only modules listed before it."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    order: list[str] = []
+    for row in re.findall(r"^\| \d+ \| ([^|]+) \|", page, re.MULTILINE):
+        order += re.findall(r"`(\w+)`", row)
+    folder = SRC / "server"
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+    assert sorted(order) == sorted(modules), "list each server/ module once in the page's table"
+    late = [
+        f"{module} imports {target}"
+        for position, module in enumerate(order)
+        for target in sorted(_package_imports(folder / f"{module}.py") & modules)
+        if target != module and target not in order[:position]
+    ]
+    assert not late, "; ".join(late)
+
+
+def test_the_cycle_check_counts_type_only_and_local_imports(tmp_path: Path) -> None:
+    package = tmp_path / "server"
+    package.mkdir()
+    (package / "low.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .high import High\n"
+    )
+    (package / "high.py").write_text("from .low import x\n")
+    (package / "side.py").write_text("def f():\n    from toolwire.server.other import y\n")
+    (package / "other.py").write_text("from . import side\n")
+    (package / "alone.py").write_text("from . import low\n")
+    assert sorted(_cycles(package)) == [["high", "low"], ["other", "side"]]
 
 
 def _imports_of(path: Path) -> list[str]:

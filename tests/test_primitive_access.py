@@ -16,8 +16,7 @@ import pytest
 
 from toolwire import Context, RegistrationError, Server, ServerError
 from toolwire.auth import AccessToken
-from toolwire.server import prompts as prompt_registry
-from toolwire.server import resources as resource_registry
+from toolwire.server import registry
 from toolwire.server.middleware import Call, CallNext
 
 from http_server import serve_http
@@ -302,8 +301,7 @@ async def test_a_server_without_rules_answers_as_before_and_checks_nothing(
     def never(*args: Any) -> bool:
         raise AssertionError("a server without access rules checked a caller")
 
-    monkeypatch.setattr(resource_registry, "may_use", never)
-    monkeypatch.setattr(prompt_registry, "may_use", never)
+    monkeypatch.setattr(registry, "may_use", never)  # the one access check of every kind
     everyone = (
         ["docs://readme", "docs://plans", "docs://audit"],
         ["users://{user_id}/profile", "vault://{key}"],

@@ -30,14 +30,14 @@ import logging
 import os
 import sys
 import typing
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc
 from ._schema_common import EMPTY, UNIONS
-from .auth.tokens import access_rules
 from .completion import prefix_completer
+from .components import Component, Metadata
 from .content import content_block
 from .docstrings import parse_docstring
 from .errors import RegistrationError, RPCError, ToolError
@@ -51,6 +51,9 @@ from .functions import (
     signature_of,
     unwrap,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("toolwire")
 
@@ -256,22 +259,19 @@ class PromptArgument:
 # ---------------------------------------------------------------- the prompt
 
 
-class Prompt:
+class Prompt(Component):
     """One registered prompt."""
+
+    kind = "prompt"
 
     def __init__(
         self,
         fn: Callable[..., Any],
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
+        **metadata: Unpack[Metadata],
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A prompt must be callable, got {type(fn).__name__}")
@@ -315,14 +315,8 @@ class Prompt:
                 )
             )
         self._by_name = {argument.name: argument for argument in self.arguments}
-        self.title = title
-        self.description = description if description is not None else doc.description
-        self.icons = [
-            i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
-        ]
-        self.meta = meta
-        # Who may list, get and complete it (the rules of tools' scopes/auth).
-        self.scopes, self.auth = access_rules(scopes, auth)
+        # scopes/auth: who may list, get and complete it (as for tools)
+        self._describe(doc.description, metadata)
         self.completers = self._completers(complete or {})
         self.is_async = is_async(fn)
         self._source = getattr(getattr(unwrap(fn), "__code__", None), "co_filename", None)
@@ -350,18 +344,10 @@ class Prompt:
 
     def _definition(self) -> JSON:
         """The prompt as the newest revision describes it; shaping cuts it down per revision."""
-        definition: JSON = {"name": self.name}
-        if self.title:
-            definition["title"] = self.title
-        if self.description:
-            definition["description"] = self.description
+        definition = self._headed({"name": self.name})
         if self.arguments:
             definition["arguments"] = [argument.definition() for argument in self.arguments]
-        if self.icons:
-            definition["icons"] = self.icons
-        if self.meta:
-            definition["_meta"] = self.meta
-        return definition
+        return self._tailed(definition)
 
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The keyword arguments for the function, from ``prompts/get``'s string arguments.
@@ -407,10 +393,7 @@ class Prompt:
         for param in self.injected:
             kwargs[param] = injected
         try:
-            if self.is_async:
-                value = await self.fn(**kwargs)
-            else:
-                value = await run_sync(self.fn, kwargs)
+            value = await self._call(kwargs, run_sync)
         except (Exception, SystemExit, KeyboardInterrupt) as exc:
             raise self._failure(exc, mask_errors) from None
         try:

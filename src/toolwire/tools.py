@@ -13,9 +13,9 @@ import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .auth.tokens import access_rules
+from .components import Component, Metadata, annotation_dict
 from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
@@ -29,6 +29,9 @@ from .functions import (
 from .protocol.header_params import header_params
 from .safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH, check_arguments, strip_control_json
 from .schema import FunctionSchema, InvalidArguments, function_schema
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 logger = logging.getLogger("toolwire")
 
@@ -58,18 +61,7 @@ def check_name(name: str) -> str:
 
 
 def _annotations_dict(annotations: Any) -> JSON | None:
-    if annotations is None:
-        return None
-    if hasattr(annotations, "model_dump"):
-        annotations = annotations.model_dump(exclude_none=True)
-    if not isinstance(annotations, Mapping):
-        raise RegistrationError("annotations must be a dict or a types.ToolAnnotations")
-    unknown = set(annotations) - _ANNOTATION_KEYS
-    if unknown:
-        raise RegistrationError(
-            f"Unknown tool annotation(s) {sorted(unknown)}; known: {sorted(_ANNOTATION_KEYS)}"
-        )
-    return {k: v for k, v in annotations.items() if v is not None} or None
+    return annotation_dict(annotations, _ANNOTATION_KEYS, "tool", "ToolAnnotations") or None
 
 
 def _refuse_unbound_method(target: Any, name: str) -> None:
@@ -92,8 +84,10 @@ def _refuse_unbound_method(target: Any, name: str) -> None:
         )
 
 
-class Tool:
+class Tool(Component):
     """One registered tool."""
+
+    kind = "tool"
 
     # Server(provider=...): nulls for the optional arguments of this schema mean absent (set
     # on the few tools that need it; a class default keeps every other instance as small).
@@ -104,19 +98,12 @@ class Tool:
         fn: Callable[..., Any],
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         annotations: Any = None,
         input_schema: JSON | None = None,
         output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
         blocking: bool | None = None,
-        tags: Iterable[str] = (),
-        meta: JSON | None = None,
-        icons: list[Any] | None = None,
-        scopes: Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         sensitive: Iterable[str] = (),
         inject: tuple[type, ...] = (),
         schema_profile: Literal["portable", "pydantic"] = "portable",
@@ -126,6 +113,7 @@ class Tool:
         unknown_arguments: Literal["reject", "ignore"] = "reject",
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
+        **metadata: Unpack[Metadata],
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"A tool must be callable, got {type(fn).__name__}")
@@ -158,21 +146,11 @@ class Tool:
             self.schema.wraps_result = (
                 self.schema.wraps_result and output_schema.get("type") == "object"
             )
-        self.title = title
-        self.description = description if description is not None else self.schema.description
+        self._describe(self.schema.description, metadata)
         self.annotations = _annotations_dict(annotations)
         self.timeout = timeout
-        self.tags = frozenset(tags)
-        # Who may see and call the tool: the scopes the caller's token must cover, and a
-        # predicate on the caller (the verified AccessToken, or None when unauthenticated).
-        self.scopes, self.auth = access_rules(scopes, auth)
         # Argument names whose values never reach logs (the audit log redacts them).
         self.sensitive = frozenset((sensitive,) if isinstance(sensitive, str) else sensitive)
-        self.meta = meta
-        self.icons = [
-            i.model_dump(by_alias=True, exclude_none=True) if hasattr(i, "model_dump") else i
-            for i in icons or ()
-        ]
         self.is_async = is_async(fn)
         self.blocking = blocking
         # A sync tool runs inline on the event loop when told it never blocks, or once its
@@ -180,7 +158,6 @@ class Tool:
         self.inline = not self.is_async and blocking is False and timeout is None
         self.never_blocks = False  # proven by its code: inline even when a timeout applies
         self._judged = self.is_async or blocking is not None
-        self.enabled = True
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.header_params = _header_params(self.name, self.schema.input_schema)
         self.definition = self._definition()
@@ -203,21 +180,11 @@ class Tool:
 
     def _definition(self) -> JSON:
         """The tool as the newest revision describes it; shaping cuts it down per revision."""
-        definition: JSON = {"name": self.name}
-        if self.title:
-            definition["title"] = self.title
-        if self.description:
-            definition["description"] = self.description
+        definition = self._headed({"name": self.name})
         definition["inputSchema"] = self.schema.input_schema
         if self.schema.output_schema is not None:
             definition["outputSchema"] = self.schema.output_schema
-        if self.annotations:
-            definition["annotations"] = self.annotations
-        if self.icons:
-            definition["icons"] = self.icons
-        if self.meta:
-            definition["_meta"] = self.meta
-        return definition
+        return self._tailed(definition)
 
     async def run(
         self,

@@ -16,16 +16,19 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from ..auth.tokens import access_rules
+from ..components import Component, Metadata, annotation_dict
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
 from ..functions import EXPECTED_ERRORS, error_message, is_async, own_code, raised_by, unwrap
 from ..schema import InvalidArguments, function_schema
 from .contents import to_contents
 from .uri_template import UriTemplate, is_template
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "Resource",
@@ -55,18 +58,10 @@ class ResourceNotFound(ToolError, LookupError):
         self.uri = uri
 
 
-def _annotations(annotations: Any) -> JSON | None:
+def _annotations(given: Any) -> JSON | None:
+    annotations = annotation_dict(given, _ANNOTATION_KEYS, "resource", "Annotations")
     if annotations is None:
         return None
-    if hasattr(annotations, "model_dump"):
-        annotations = annotations.model_dump(exclude_none=True)
-    if not isinstance(annotations, Mapping):
-        raise RegistrationError("annotations must be a dict or a types.Annotations")
-    unknown = set(annotations) - _ANNOTATION_KEYS
-    if unknown:
-        raise RegistrationError(
-            f"Unknown resource annotation(s) {sorted(unknown)}; known: {sorted(_ANNOTATION_KEYS)}"
-        )
     audience = annotations.get("audience")
     if audience is not None and (
         not isinstance(audience, (list, tuple)) or set(audience) - {"user", "assistant"}
@@ -80,7 +75,7 @@ def _annotations(annotations: Any) -> JSON | None:
     return {k: (list(v) if k == "audience" else v) for k, v in annotations.items() if v is not None}
 
 
-class _Readable:
+class _Readable(Component):
     """What resources and templates share: metadata, the function, and reading it."""
 
     kind = "resource"
@@ -88,18 +83,12 @@ class _Readable:
     def __init__(
         self,
         fn: Any,
-        *,
+        fallback_name: str,
         name: str | None,
-        title: str | None,
-        description: str | None,
         mime_type: str | None,
         annotations: Any,
-        icons: list[Any] | None,
-        meta: JSON | None,
-        scopes: str | Iterable[str],
-        auth: Callable[[Any], bool] | None,
         inject: tuple[type, ...],
-        fallback_name: str,
+        metadata: Metadata,
     ) -> None:
         self.fn: Callable[..., Any] | None = fn if callable(fn) else None
         self.value = None if callable(fn) else fn
@@ -128,35 +117,17 @@ class _Readable:
                 found = getattr(target, "__name__", None)
                 name = found if isinstance(found, str) and found != "<lambda>" else None
         self.name = name or fallback_name
-        self.title = title
-        self.description = description if description is not None else doc_description
+        # scopes/auth: who may list, read, subscribe to and complete it (as for tools)
+        self._describe(doc_description, metadata)
         self.mime_type = mime_type
         self.annotations = _annotations(annotations)
-        self.icons = [
-            i.model_dump(exclude_none=True) if hasattr(i, "model_dump") else i for i in icons or ()
-        ]
-        self.meta = meta
-        # Who may list, read, subscribe to and complete it (the rules of tools' scopes/auth).
-        self.scopes, self.auth = access_rules(scopes, auth)
         self.is_async = self.fn is not None and is_async(self.fn)
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
 
     def _metadata(self, definition: JSON) -> JSON:
-        if self.title:
-            definition["title"] = self.title
-        if self.description:
-            definition["description"] = self.description
+        self._headed(definition)
         if self.mime_type:
             definition["mimeType"] = self.mime_type
-        return definition
-
-    def _extras(self, definition: JSON) -> JSON:
-        if self.annotations:
-            definition["annotations"] = self.annotations
-        if self.icons:
-            definition["icons"] = self.icons
-        if self.meta:
-            definition["_meta"] = self.meta
         return definition
 
     async def read(
@@ -180,10 +151,7 @@ class _Readable:
         for param in self.injected:
             kwargs[param] = injected
         try:
-            if self.is_async:
-                value = await self.fn(**kwargs)
-            else:
-                value = await run_sync(self.fn, kwargs)
+            value = await self._call(kwargs, run_sync)
         except ToolError:
             raise
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the read fails, not the server
@@ -227,16 +195,11 @@ class Resource(_Readable):
         uri: str,
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         mime_type: str | None = None,
         size: int | None = None,
         annotations: Any = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
+        **metadata: Unpack[Metadata],
     ) -> None:
         _check_uri(uri)
         if is_template(uri):
@@ -245,20 +208,7 @@ class Resource(_Readable):
             raise RegistrationError(f"Resource {uri!r}: size must be a non-negative integer")
         self.uri = uri
         self.size = size
-        super().__init__(
-            fn,
-            name=name,
-            title=title,
-            description=description,
-            mime_type=mime_type,
-            annotations=annotations,
-            icons=icons,
-            meta=meta,
-            scopes=scopes,
-            auth=auth,
-            inject=inject,
-            fallback_name=uri,
-        )
+        super().__init__(fn, uri, name, mime_type, annotations, inject, metadata)
         if self.required:
             raise RegistrationError(
                 f"Resource {uri!r} has no URI variables, but its function requires "
@@ -272,7 +222,7 @@ class Resource(_Readable):
         definition = self._metadata({"uri": self.uri, "name": self.name})
         if self.size is not None:
             definition["size"] = self.size
-        return self._extras(definition)
+        return self._tailed(definition)
 
 
 class ResourceTemplate(_Readable):
@@ -289,16 +239,11 @@ class ResourceTemplate(_Readable):
         uri_template: str,
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         mime_type: str | None = None,
         annotations: Any = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         inject: tuple[type, ...] = (),
+        **metadata: Unpack[Metadata],
     ) -> None:
         _check_uri(uri_template)
         if not callable(fn):
@@ -308,20 +253,7 @@ class ResourceTemplate(_Readable):
         except ValueError as exc:
             raise RegistrationError(str(exc)) from None
         self.uri_template = uri_template
-        super().__init__(
-            fn,
-            name=name,
-            title=title,
-            description=description,
-            mime_type=mime_type,
-            annotations=annotations,
-            icons=icons,
-            meta=meta,
-            scopes=scopes,
-            auth=auth,
-            inject=inject,
-            fallback_name=uri_template,
-        )
+        super().__init__(fn, uri_template, name, mime_type, annotations, inject, metadata)
         variables = set(self.template.variables)
         takes_any = any(
             p.kind is p.VAR_KEYWORD for p in _parameters(fn)
@@ -354,7 +286,7 @@ class ResourceTemplate(_Readable):
 
     def _definition(self) -> JSON:
         definition = self._metadata({"uriTemplate": self.uri_template, "name": self.name})
-        return self._extras(definition)
+        return self._tailed(definition)
 
 
 def _parameters(fn: Callable[..., Any]) -> list[Any]:

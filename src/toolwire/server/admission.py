@@ -20,13 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict, deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import RPCError
 from ..jsonrpc import SERVER_BUSY
-
-if TYPE_CHECKING:
-    from .session import Request, ServerConnection
+from .request import Request
+from .session import ServerConnection
 
 __all__ = ["CallGate", "caller_key"]
 

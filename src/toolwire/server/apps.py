@@ -34,9 +34,10 @@ from typing import Any
 
 from ..errors import RegistrationError
 from .extensions import Extension
+from .inputs import MIME_TYPE as MIME_TYPE
+from .inputs import UI as UI
+from .inputs import renders_apps as renders_apps
 
-UI = "io.modelcontextprotocol/ui"
-MIME_TYPE = "text/html;profile=mcp-app"
 PERMISSIONS = ("camera", "microphone", "geolocation", "clipboardWrite")
 AUDIENCES = ("model", "app")
 LEGACY_KEY = "ui/resourceUri"
@@ -55,14 +56,6 @@ _CSP_KEYS = {
 
 JSON = dict[str, Any]
 HtmlSource = str | os.PathLike[str] | Callable[[], Any]
-
-
-def renders_apps(capabilities: JSON | None) -> bool:
-    """The client declared that it renders apps (the extension, with the app MIME type)."""
-    declared = (capabilities or {}).get("extensions")
-    settings = declared.get(UI) if isinstance(declared, dict) else None
-    types = settings.get("mimeTypes") if isinstance(settings, dict) else None
-    return isinstance(types, list) and MIME_TYPE in types
 
 
 class AppView:

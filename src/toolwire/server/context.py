@@ -21,7 +21,7 @@ import asyncio
 import contextvars
 import logging
 import secrets
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..auth.tokens import AccessToken
@@ -37,22 +37,23 @@ from .inputs import (
     SamplingResult,
     elicitation_result,
     fingerprint,
+    renders_apps,
     requested_schema,
     roots_result,
     sampling_params,
     sampling_result,
 )
+from .request import LOG_LEVELS as LOG_LEVELS
+from .request import LOG_RANK as LOG_RANK
+from .request import Connection, Request, Rule
 
 if TYPE_CHECKING:
     from ..transports.http_trace import HttpRequest
-    from .session import Request, ServerConnection
     from .state import CallerState
 
 logger = logging.getLogger("toolwire")
 T = TypeVar("T")
 
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-LOG_RANK = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
 _current: contextvars.ContextVar[Context | None] = contextvars.ContextVar(
     "toolwire_context", default=None
@@ -86,7 +87,7 @@ class Context:
         return cls
 
     def __init__(
-        self, connection: ServerConnection, request: Request, answers: dict[str, Any] | None = None
+        self, connection: Connection, request: Request, answers: dict[str, Any] | None = None
     ) -> None:
         meta = request.meta or {}
         self._connection = connection
@@ -134,8 +135,6 @@ class Context:
         ``io.modelcontextprotocol/ui`` with the app type): a tool with ``app=`` may then keep
         its text short, and should give the whole answer as text otherwise
         (docs/extensions.md, "MCP Apps")."""
-        from .apps import renders_apps
-
         return renders_apps(self.client_capabilities)
 
     @property
@@ -193,6 +192,51 @@ class Context:
             return hang_up(self.request_id, retry_ms)
 
         return asyncio.run_coroutine_threadsafe(on_loop(), self._loop).result()
+
+    # ------------------------------------------------------------ this session's components
+
+    def enable_components(
+        self,
+        names: str | Iterable[str] = (),
+        *,
+        tags: str | Iterable[str] = (),
+        kinds: str | Iterable[str] | None = None,
+    ) -> _Sent:
+        """Show, for this session alone, the components named in ``names`` (tool and prompt
+        names, resource URIs, template URI templates) or carrying one of ``tags``, of
+        ``kinds`` (``"tools"``, ``"resources"``, ``"prompts"``; all by default), even those
+        disabled server-wide; the session is told of each list that changed. Legacy
+        sessions only: on 2026-07-28, which has no sessions, it raises a ``ToolError``
+        (:mod:`toolwire.server.visibility`). Call it with or without ``await``."""
+        from .visibility import rule
+
+        return self._session_rule(rule(True, names, tags, kinds))
+
+    def disable_components(
+        self,
+        names: str | Iterable[str] = (),
+        *,
+        tags: str | Iterable[str] = (),
+        kinds: str | Iterable[str] | None = None,
+    ) -> _Sent:
+        """Hide, for this session alone, the components named in ``names`` or carrying
+        one of ``tags`` (as :meth:`enable_components`): they leave its listings and become
+        unknown to it."""
+        from .visibility import rule
+
+        return self._session_rule(rule(False, names, tags, kinds))
+
+    def reset_components(self) -> _Sent:
+        """Forget this session's rules: it sees what every session sees."""
+        return self._session_rule(None)
+
+    def _session_rule(self, rule: Rule | None) -> _Sent:
+        # loaded on first use: few servers change what one session sees
+        from .visibility import change, refuse_stateless
+
+        refuse_stateless(self.request)
+        self._in_loop(change, self._connection, self.request, rule)
+        return _SENT
 
     # ------------------------------------------------------------ lifecycle (toolwire's side)
 

@@ -8,14 +8,12 @@ both build on :class:`ServerCore`; a transport asks it for a connection with
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__, jsonrpc
+from .. import __version__
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
@@ -24,7 +22,12 @@ from .context import ClientLogHandler
 from .inputs import StateSigner
 from .methods import METHODS
 from .middleware import Handler, Middleware, run_chain
-from .session import Request, ServerConnection
+from .registry import LIST_CHANGES as LIST_CHANGES
+from .registry import Registry, page_bounds, unknown
+from .registry import decode_cursor as decode_cursor
+from .registry import encode_cursor as encode_cursor
+from .request import Request
+from .session import ServerConnection
 from .workers import ThreadRunner
 
 if TYPE_CHECKING:
@@ -38,37 +41,11 @@ JSON = dict[str, Any]
 
 
 MAX_CACHED_PAGES = 256
-# Each list that can change: its subscriptions/listen filter key and its notification.
-LIST_CHANGES = {
-    "tools": ("toolsListChanged", "notifications/tools/list_changed"),
-    "resources": ("resourcesListChanged", "notifications/resources/list_changed"),
-    "prompts": ("promptsListChanged", "notifications/prompts/list_changed"),
-}
 
 
 def unknown_tool(name: str, known: Sequence[str]) -> RPCError:
     """-32602 for an unknown tool, with the closest known name as a hint (TL-25)."""
-    import difflib
-
-    message = f"Unknown tool: {name!r}."
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if close:
-        message += f" Did you mean {close[0]!r}?"
-    return RPCError(jsonrpc.INVALID_PARAMS, message)
-
-
-def encode_cursor(position: str) -> str:
-    return base64.urlsafe_b64encode(position.encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> str:
-    try:
-        position = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor") from None
-    if encode_cursor(position) != cursor:  # lenient base64 would accept altered cursors (PG-05)
-        raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
-    return position
+    return unknown("tool", name, known)
 
 
 class ServerCore:
@@ -183,6 +160,9 @@ class ServerCore:
         self.change_hooks: list[Callable[[JSON], None]] = []
         self._connections: set[ServerConnection] = set()
         self._pages: dict[tuple[str, str | None, Any], bytes] = {}
+        # The component registries of each list (toolwire.Server's tools, resources and
+        # templates, prompts), in the order they list.
+        self.registries: dict[str, list[Registry[Any]]] = {}
         self._changes_pending: set[str] = set()  # lists whose change is being announced
         self.context_always = False  # set when Python logging is forwarded to clients
         self.roots_handlers: list[Callable[[Any], Any]] = []
@@ -289,16 +269,33 @@ class ServerCore:
 
     def page_bounds(self, keys: Sequence[str], cursor: str | None) -> tuple[int, int, str | None]:
         """The slice ``[start:end]`` of a listing (items named by ``keys``) that ``cursor``
-        asks for, and the cursor of the next page (None on the last). A cursor names the
-        first item of its page, so it stays valid while other items come and go."""
-        start = 0
-        if cursor:
-            position = decode_cursor(cursor)
-            if position not in keys:
-                raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
-            start = keys.index(position)
-        end = len(keys) if self.page_size is None else min(len(keys), start + self.page_size)
-        return start, end, encode_cursor(keys[end]) if end < len(keys) else None
+        asks for, and the cursor of the next page (None on the last)."""
+        return page_bounds(self.page_size, keys, cursor)
+
+    def registry(
+        self, kind: str, key: str, noun: str, changed: Callable[[], None]
+    ) -> Registry[Any]:
+        """A registry of components of the ``kind`` list, each named by its attribute
+        ``key`` (:mod:`toolwire.server.registry`), whose access checks follow this server's
+        scope hierarchy."""
+        registry: Registry[Any] = Registry(kind, key, noun, changed)
+        registry.scope_hierarchy = lambda: self.scope_hierarchy
+        self.registries.setdefault(kind, []).append(registry)
+        return registry
+
+    def components_page(
+        self,
+        registry: Registry[Any],
+        request: Request,
+        cursor: str | None,
+        field: str,
+        shape: Callable[[JSON, Any], JSON],
+    ) -> JSON:
+        """One page of a registry's listing, cacheable as the revision allows (a listing
+        that depends on who asks is private to the caller: MP-13, MP-14)."""
+        result, private = registry.page(request, cursor, self.page_size, field, shape)
+        scope = "private" if private else "public"
+        return shaping.cacheable(result, request.features, self.list_ttl_ms, scope)
 
     def header_params(self, tool: str) -> dict[str, str]:
         """The tool's parameters mirrored into ``Mcp-Param-*`` headers (for HTTP)."""

@@ -36,7 +36,8 @@ from ..errors import RegistrationError, RPCError
 from ..protocol.revisions import REVISIONS
 from .context import Context
 from .inputs import MissingClientCapability
-from .session import JSON, Request, ServerConnection
+from .request import JSON, Request
+from .session import ServerConnection
 
 logger = logging.getLogger("toolwire")
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -13,19 +13,23 @@ from __future__ import annotations
 import asyncio
 import re
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
-from .limits import RETRY_AFTER_META, MemoryBuckets, Refusal, caller_of, connection_buckets
+from .audit import AuditLog
+from .limits import (
+    RETRY_AFTER_META,
+    MemoryBuckets,
+    RateLimiter,
+    Refusal,
+    caller_of,
+    connection_buckets,
+)
 from .middleware import run_chain
-
-if TYPE_CHECKING:
-    from .audit import AuditLog
-    from .core import ServerCore
-    from .limits import RateLimiter
-    from .session import Request, ServerConnection
+from .request import Host, Request
+from .session import ServerConnection
 
 JSON = dict[str, Any]
 
@@ -68,9 +72,7 @@ def outcome_of_error(exc: BaseException) -> str:
 class CallGuard:
     """``tools/call`` behind rate limits and an audit log (either may be None)."""
 
-    def __init__(
-        self, server: ServerCore, limiter: RateLimiter | None, audit: AuditLog | None
-    ) -> None:
+    def __init__(self, server: Host, limiter: RateLimiter | None, audit: AuditLog | None) -> None:
         self.server = server
         self.limiter = limiter
         self.audit = audit

@@ -86,6 +86,17 @@ class InputRequired(BaseException):
         """The answers to carry in ``requestState``: those matched to a question asked."""
         return {key: entry for key, entry in self.answered.items() if entry[0] is not None}
 
+    def result(self, signer: StateSigner, key: str, arguments: JSON, caller: str | None) -> JSON:
+        """The ``input_required`` result: the client answers and sends the request again
+        with ``requestState``, sealed to ``key`` (what was called), its arguments and its
+        caller."""
+        state = signer.seal(key, arguments, caller, self.sealed_answers(), self.questions)
+        return {
+            "resultType": "input_required",
+            "inputRequests": self.requests,
+            "requestState": state,
+        }
+
 
 class InvalidAnswer(BaseException):
     """A modern retry carried an answer that does not fit its question: the request is invalid
@@ -355,3 +366,17 @@ def _unb64(text: str) -> bytes:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, TypeError) as exc:
         raise ValueError("bad base64") from exc
+
+
+# MCP Apps (toolwire.server.apps): the extension and the MIME type of its views; whether a
+# client renders them decides which tools it sees.
+UI = "io.modelcontextprotocol/ui"
+MIME_TYPE = "text/html;profile=mcp-app"
+
+
+def renders_apps(capabilities: JSON | None) -> bool:
+    """The client declared that it renders apps (the extension, with the app MIME type)."""
+    declared = (capabilities or {}).get("extensions")
+    settings = declared.get(UI) if isinstance(declared, dict) else None
+    types = settings.get("mimeTypes") if isinstance(settings, dict) else None
+    return isinstance(types, list) and MIME_TYPE in types

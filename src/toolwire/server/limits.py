@@ -47,10 +47,10 @@ import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .session import Request, ServerConnection
+from .request import Request
+from .session import ServerConnection
 
 logger = logging.getLogger("toolwire")
 

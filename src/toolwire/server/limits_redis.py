@@ -16,9 +16,23 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from .limits import Demand, Verdict
+
+class _Rate(Protocol):
+    """What a bucket needs of a :class:`toolwire.server.limits.Rate` (which loads this
+    module only when a Redis store is asked for)."""
+
+    @property
+    def per_second(self) -> float: ...
+
+    @property
+    def burst(self) -> int: ...
+
+
+# toolwire.server.limits's Demand and Verdict: (bucket key, rate, limit), and the refusal.
+Demand = tuple[str, _Rate, str]
+Verdict = tuple[int, float] | None
 
 # KEYS: the buckets. ARGV: tokens per second and burst of each bucket, in KEYS order.
 # Returns {0, "0"} when the tokens were taken, else {index (1-based), seconds to wait}.

@@ -41,7 +41,8 @@ from ..protocol import shaping
 from ..tools import DeadlinePassed, before, failure_result
 from .core import JSON
 from .lowlevel_primitives import PrimitiveHandlers, maybe_await
-from .session import Request, ServerConnection
+from .request import Request
+from .session import ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
 

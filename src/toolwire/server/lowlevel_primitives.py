@@ -38,7 +38,9 @@ from ..protocol.revisions import Features
 from ..resources import ResourceNotFound
 from ..resources.contents import to_contents
 from .core import JSON, ServerCore
-from .session import Request, ServerConnection
+from .request import Request
+from .resource_methods import not_found
+from .session import ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -327,8 +329,6 @@ class PrimitiveHandlers(ServerCore):
         return shaping.cacheable(result, features, self.list_ttl_ms, "public")
 
     async def read_for(self, connection: ServerConnection, request: Request, uri: str) -> JSON:
-        from .resources import not_found
-
         if "read_resource" not in self._handlers:
             raise not_found(uri, request.features)
         what = f"Reading {uri!r}"

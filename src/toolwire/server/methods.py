@@ -10,10 +10,10 @@ from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import SUPPORTED_NEWEST_FIRST
-from .context import LOG_RANK
 from .prompt_methods import PROMPT_METHODS
+from .request import JSON, LOG_RANK, Request
 from .resource_methods import RESOURCE_METHODS
-from .session import JSON, Request, ServerConnection
+from .session import ServerConnection
 
 
 def _ping(connection: ServerConnection, request: Request) -> JSON:

@@ -24,15 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from ..errors import RPCError, ToolError
 from ..protocol import shaping
-
-if TYPE_CHECKING:
-    from .session import Request, ServerConnection
+from .request import Request
+from .session import ServerConnection
 
 JSON = dict[str, Any]
 Handler = Callable[["ServerConnection", "Request"], Any]

@@ -28,7 +28,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
@@ -37,13 +37,22 @@ from ..schema import FunctionSchema, InvalidArguments
 from ..tools import Tool
 from .openapi_call import Caller, Operation, Param
 from .openapi_schema import Resolver, is_object, without_null
+from .registry import Registry
 
 if TYPE_CHECKING:
     import httpx
 
-    from .server import Server
-
 JSON = dict[str, Any]
+
+
+class ToolHost(Protocol):
+    """What :func:`add_openapi` uses of the server (:class:`toolwire.Server`, which loads
+    this module on first use)."""
+
+    provider: str | None
+    tool_registry: Registry[Tool]
+
+
 RouteFilter = str | Callable[[str, str, JSON], bool]
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -380,7 +389,7 @@ def build_tool(op: Operation, resolver: Resolver, client: httpx.AsyncClient, tag
 
 
 def add_openapi(
-    server: Server,
+    server: ToolHost,
     spec: Any,
     client: httpx.AsyncClient | None = None,
     *,
@@ -401,7 +410,7 @@ def add_openapi(
         if (include is None or any(matches(rule, op) for rule in include))
         and not any(matches(rule, op) for rule in exclude)
     ]
-    assign_names(kept, names or {}, server._tools)
+    assign_names(kept, names or {}, server.tool_registry.items)
     built = []
     # thousands of small objects and nothing to free: the collector would only rescan them
     collecting = gc.isenabled()
@@ -424,9 +433,9 @@ def add_openapi(
         for tool in built:
             face(tool, server.provider)
     for tool in built:
-        server._tools[tool.name] = tool
+        server.tool_registry.items[tool.name] = tool
     if built:
-        server._changed()
+        server.tool_registry.touch()
     return [tool.name for tool in built]
 
 

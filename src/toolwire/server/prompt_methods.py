@@ -9,21 +9,31 @@ does not offer them: -32601, exactly as if the methods did not exist.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .. import jsonrpc
 from ..errors import RPCError
-from .session import Request, ServerConnection
+from .request import JSON, Request
+from .session import ServerConnection
 
-if TYPE_CHECKING:
-    from .prompts import PromptRegistry
+
+class ServesPrompts(Protocol):
+    """What these methods ask of the server: :class:`toolwire.server.prompts.PromptRegistry`
+    or :class:`toolwire.server.lowlevel_primitives.PrimitiveHandlers` (both above this
+    module)."""
+
+    def prompts_page(self, request: Request, cursor: str | None) -> Any: ...
+
+    def render_prompt(
+        self, connection: Any, request: Request, name: str, arguments: JSON
+    ) -> Any: ...
 
 
 def _not_found(request: Request) -> RPCError:
     return RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {request.method}")
 
 
-def _prompts_of(connection: ServerConnection, request: Request) -> PromptRegistry:
+def _prompts_of(connection: ServerConnection, request: Request) -> ServesPrompts:
     server: Any = connection.server
     if not getattr(server, "offers_prompts", False):
         raise _not_found(request)

@@ -19,33 +19,32 @@ prompt methods are unknown (-32601).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .. import jsonrpc
-from ..auth.tokens import may_use
 from ..completion import run_completer
-from ..errors import RegistrationError, RPCError
+from ..components import Metadata
+from ..errors import RPCError
 from ..prompts import Prompt
 from ..protocol import shaping
 from ..protocol.revisions import Features
 from .context import Context, _current
 from .core import JSON, ServerCore
 from .inputs import InputRequired, InvalidAnswer
-from .session import Request, ServerConnection
+from .registry import Registry, decorator, unknown
+from .request import Request
+from .session import ServerConnection
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def unknown_prompt(name: str, known: Sequence[str]) -> RPCError:
     """-32602 for an unknown prompt, with the closest known name as a hint."""
-    import difflib
-
-    message = f"Unknown prompt: {name!r}."
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if close:
-        message += f" Did you mean {close[0]!r}?"
-    return RPCError(jsonrpc.INVALID_PARAMS, message)
+    return unknown("prompt", name, known)
 
 
 class PromptRegistry(ServerCore):
@@ -53,11 +52,13 @@ class PromptRegistry(ServerCore):
 
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self._prompts: dict[str, Prompt] = {}
+        self.prompt_registry: Registry[Prompt] = self.registry(
+            "prompts", "name", "prompt named", self.prompts_changed
+        )
+        self._prompts = self.prompt_registry.items
         # Set by the first registration and kept: a session told about prompts can still
         # list them (an empty list) after the last one is removed.
         self.offers_prompts = False
-        self._prompts_guarded = False  # some prompt sets scopes or auth
 
     # ------------------------------------------------------------ registration
 
@@ -70,43 +71,23 @@ class PromptRegistry(ServerCore):
         name: str | None = None,
         /,
         *,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
+        **metadata: Unpack[Metadata],
     ) -> Callable[[F], F]: ...
 
     def prompt(self, name: Any = None, /, **options: Any) -> Any:
         """Register a function as a prompt: ``@mcp.prompt``, ``@mcp.prompt()`` or
         ``@mcp.prompt("name", title=..., description=..., icons=..., meta=...,
-        complete={"argument": completer}, scopes=..., auth=...)``."""
-        if callable(name):
-            self.add_prompt(name)
-            return name
-        if "name" in options:
-            name = options.pop("name")
-
-        def register(fn: F) -> F:
-            self.add_prompt(fn, name=name, **options)
-            return fn
-
-        return register
+        complete={"argument": completer}, tags=..., scopes=..., auth=...)``."""
+        return decorator(self.add_prompt, name, options)
 
     def add_prompt(
         self,
         fn: Callable[..., Any],
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
+        **metadata: Unpack[Metadata],
     ) -> Prompt:
         """Register ``fn`` (a function, async function or callable) as a prompt.
 
@@ -118,35 +99,25 @@ class PromptRegistry(ServerCore):
         for tools: another caller does not see it in ``prompts/list``, and ``prompts/get``
         and completion answer as for an unknown prompt.
         """
-        prompt = Prompt(
-            fn,
-            name=name,
-            title=title,
-            description=description,
-            icons=icons,
-            meta=meta,
-            complete=complete,
-            scopes=scopes,
-            auth=auth,
-            inject=(Context,),
-        )
-        if prompt.name in self._prompts:
-            raise RegistrationError(f"A prompt named {prompt.name!r} is already registered")
-        self._prompts[prompt.name] = prompt
+        prompt = Prompt(fn, name=name, complete=complete, inject=(Context,), **metadata)
         self.offers_prompts = True
-        self._guard_prompts()
-        self.prompts_changed()
-        return prompt
+        return self.prompt_registry.add(prompt)
 
     def remove_prompt(self, name: str) -> None:
         """Unregister a prompt; clients are told the list changed."""
-        if self._prompts.pop(name, None) is None:
-            raise KeyError(f"No prompt named {name!r}")
-        self._guard_prompts()
-        self.prompts_changed()
+        self.prompt_registry.remove(name)
 
     def get_prompt(self, name: str) -> Prompt | None:
         return self._prompts.get(name)
+
+    def enable_prompt(self, name: str) -> None:
+        """Show a disabled prompt again; clients are told the list changed."""
+        self.prompt_registry.set_enabled(name, True)
+
+    def disable_prompt(self, name: str) -> None:
+        """Hide a prompt without unregistering it: it leaves prompts/list and becomes
+        unknown."""
+        self.prompt_registry.set_enabled(name, False)
 
     @property
     def prompts(self) -> Sequence[Prompt]:
@@ -186,46 +157,19 @@ class PromptRegistry(ServerCore):
 
     # ------------------------------------------------------------ protocol side
 
-    def _guard_prompts(self) -> None:
-        """Note whether any prompt limits its callers, so that servers without such rules
-        skip every check."""
-        self._prompts_guarded = any(p.scopes or p.auth is not None for p in self._prompts.values())
-
-    def _prompt_hidden(self, prompt: Prompt, request: Request | None) -> bool:
-        """``request``'s caller may not use ``prompt`` (no request: the server's own code,
-        which may use every prompt)."""
-        return request is not None and not may_use(request.identity, prompt, self.scope_hierarchy)
-
-    def _visible_prompts(self, request: Request | None) -> list[Prompt]:
-        """The prompts ``request``'s caller may use, in registration order."""
-        prompts = list(self._prompts.values())
-        if not self._prompts_guarded:
-            return prompts
-        return [p for p in prompts if not self._prompt_hidden(p, request)]
-
     def prompts_page(self, request: Request, cursor: str | None) -> JSON:
         """One page of ``prompts/list`` for the request's revision (and caller)."""
-        features = request.features
-        prompts = self._visible_prompts(request)
-        start, end, after = self.page_bounds([p.name for p in prompts], cursor)
-        result: JSON = {
-            "prompts": [shaping.prompt(p.definition, features) for p in prompts[start:end]]
-        }
-        if after is not None:
-            result["nextCursor"] = after
-        # A list that depends on who asks is not for shared caches (MP-13, MP-14).
-        scope = "private" if self._prompts_guarded else "public"
-        return shaping.cacheable(result, features, self.list_ttl_ms, scope)
+        return self.components_page(
+            self.prompt_registry, request, cursor, "prompts", shaping.prompt
+        )
 
     def find_prompt(self, name: str, request: Request | None = None) -> Prompt:
         """The prompt named ``name`` that ``request``'s caller may use, else -32602 whose
         "did you mean" hint names only prompts that caller may use."""
-        prompt = self._prompts.get(name)
-        if prompt is not None and not (
-            self._prompts_guarded and self._prompt_hidden(prompt, request)
-        ):
+        prompt = self.prompt_registry.find(name, request)
+        if prompt is not None:
             return prompt
-        raise unknown_prompt(name, [p.name for p in self._visible_prompts(request)])
+        raise unknown_prompt(name, [p.name for p in self.prompt_registry.visible(request)])
 
     def render_prompt(
         self, connection: ServerConnection, request: Request, name: str, arguments: JSON
@@ -257,18 +201,7 @@ class PromptRegistry(ServerCore):
                 kwargs, context, self.runner.run, mask_errors=self.mask_errors
             )
         except InputRequired as needed:  # 2026-07-28: the client answers, then asks again
-            state = self.signer.seal(
-                _state_key(prompt),
-                arguments,
-                request.caller,
-                needed.sealed_answers(),
-                needed.questions,
-            )
-            return {
-                "resultType": "input_required",
-                "inputRequests": needed.requests,
-                "requestState": state,
-            }
+            return needed.result(self.signer, _state_key(prompt), arguments, request.caller)
         except InvalidAnswer as exc:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         finally:

@@ -16,17 +16,34 @@ message for ``ToolError`` and expected exceptions, else a masked one with a refe
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .. import jsonrpc
 from ..errors import RPCError
-from .session import Request, ServerConnection
+from ..protocol.revisions import Features
+from .request import Request
+from .session import ServerConnection
 
-if TYPE_CHECKING:
-    from .resources import ResourceRegistry
+
+class ServesResources(Protocol):
+    """What these methods ask of the server: :class:`toolwire.server.resources.ResourceRegistry`
+    or :class:`toolwire.server.lowlevel_primitives.PrimitiveHandlers` (both above this
+    module)."""
+
+    def resources_page(self, request: Request, cursor: str | None, templates: bool) -> Any: ...
+
+    def read_for(self, connection: Any, request: Request, uri: str) -> Any: ...
+
+    def knows(self, uri: str, request: Request | None = None) -> bool: ...
 
 
-def _resources_of(connection: ServerConnection, request: Request) -> ResourceRegistry:
+def not_found(uri: str, features: Features, message: str = "Resource not found") -> RPCError:
+    """The revision's not-found error: -32002 up to 2025-11-25, -32602 on 2026-07-28."""
+    code = jsonrpc.INVALID_PARAMS if features.modern else jsonrpc.RESOURCE_NOT_FOUND_LEGACY
+    return RPCError(code, message, {"uri": uri})
+
+
+def _resources_of(connection: ServerConnection, request: Request) -> ServesResources:
     server: Any = connection.server
     if not getattr(server, "offers_resources", False):
         raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {request.method}")
@@ -71,8 +88,6 @@ def _subscribe(connection: ServerConnection, request: Request) -> Any:
     if hook is not None:  # a low-level server: its handler has a say
         return hook(connection, request, uri, True)
     if not server.knows(uri, request):  # nor one its caller may not use
-        from .resources import not_found
-
         raise not_found(uri, request.features)
     connection.subscriptions.add(uri)
     return {}

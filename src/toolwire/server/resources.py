@@ -19,18 +19,23 @@ resource methods are unknown (-32601).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .. import jsonrpc
-from ..auth.tokens import may_use
+from ..components import Metadata
 from ..errors import RegistrationError, RPCError, ToolError
 from ..protocol import shaping
 from ..protocol.revisions import META_SUBSCRIPTION_ID, Features
 from ..resources import Resource, ResourceNotFound, ResourceTemplate, is_template
 from .context import Context, _current
 from .core import JSON, ServerCore
-from .session import Request
+from .registry import Registry
+from .request import Request
+from .resource_methods import not_found as not_found
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,12 +47,17 @@ class ResourceRegistry(ServerCore):
 
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
-        self._resources: dict[str, Resource] = {}
-        self._templates: dict[str, ResourceTemplate] = {}
+        self.resource_registry: Registry[Resource] = self.registry(
+            "resources", "uri", "resource", self.resources_changed
+        )
+        self.template_registry: Registry[ResourceTemplate] = self.registry(
+            "resources", "uri_template", "resource template", self.resources_changed
+        )
+        self._resources = self.resource_registry.items
+        self._templates = self.template_registry.items
         # Set by the first registration and kept: a session told about resources can still
         # list them (an empty list) after the last one is removed.
         self.offers_resources = False
-        self._resources_guarded = False  # some resource or template sets scopes or auth
 
     # ------------------------------------------------------------ registration
 
@@ -61,16 +71,11 @@ class ResourceRegistry(ServerCore):
         /,
         *,
         name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
         mime_type: str | None = None,
         size: int | None = None,
         annotations: Any = None,
-        icons: list[Any] | None = None,
-        meta: JSON | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
-        scopes: str | Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
+        **metadata: Unpack[Metadata],
     ) -> Callable[[F], F]: ...
 
     def resource(self, uri: str, /, **options: Any) -> Any:
@@ -81,7 +86,8 @@ class ResourceRegistry(ServerCore):
         blob), a ``File``, JSON-able data (sent as ``application/json`` text) or a list of
         these (several contents). ``name`` defaults to the function's name, ``description``
         to its docstring. ``complete={"variable": fn}`` suggests values of a template's
-        variable (``completion/complete``).
+        variable (``completion/complete``). ``title``, ``icons``, ``meta`` and ``tags`` are
+        every component's (:class:`toolwire.components.Metadata`).
 
         ``scopes=["files:read"]`` and ``auth=lambda caller: ...`` limit who may use it, as
         for tools: another caller does not see it in ``resources/list`` (or
@@ -121,26 +127,34 @@ class ResourceRegistry(ServerCore):
                 )
             options.pop("complete", None)
             item = Resource(fn, uri, inject=(Context,), **options)
-        if isinstance(item, ResourceTemplate):
-            if item.uri_template in self._templates:
-                raise RegistrationError(f"A resource template {item.uri_template!r} is registered")
-            self._templates[item.uri_template] = item
-        else:
-            if item.uri in self._resources:
-                raise RegistrationError(f"A resource {item.uri!r} is already registered")
-            self._resources[item.uri] = item
         self.offers_resources = True
-        self._guard_resources()
-        self.resources_changed()
-        return item
+        if isinstance(item, ResourceTemplate):
+            return self.template_registry.add(item)
+        return self.resource_registry.add(item)
+
+    def _registry_of(self, uri: str) -> Registry[Any]:
+        """The registry holding ``uri`` (a resource's URI or a template's URI template)."""
+        if uri in self._resources:
+            return self.resource_registry
+        if uri in self._templates:
+            return self.template_registry
+        raise KeyError(f"No resource or resource template {uri!r}")
 
     def remove_resource(self, uri: str) -> None:
         """Unregister the resource with this URI (or the template with this URI template);
         clients are told the list changed."""
-        if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
-            raise KeyError(f"No resource or resource template {uri!r}")
-        self._guard_resources()
-        self.resources_changed()
+        self._registry_of(uri).remove(uri)
+
+    def enable_resource(self, uri: str) -> None:
+        """Show a disabled resource (or resource template) again; clients are told the
+        list changed."""
+        self._registry_of(uri).set_enabled(uri, True)
+
+    def disable_resource(self, uri: str) -> None:
+        """Hide a resource (or a resource template, by its URI template) without
+        unregistering it: it leaves the listing, and reading it answers as for an unknown
+        URI."""
+        self._registry_of(uri).set_enabled(uri, False)
 
     @property
     def resources(self) -> Sequence[Resource]:
@@ -161,14 +175,9 @@ class ResourceRegistry(ServerCore):
         """The template registered with exactly this URI template (``completion/complete``
         names templates this way), or None; None too when ``request``'s caller may not use
         it."""
-        template = self._templates.get(uri_template)
-        if (
-            template is not None
-            and self._resources_guarded
-            and self._resource_hidden(template, request)
-        ):
-            return None
-        return template
+        if request is None:  # the server's own code: every registered template
+            return self._templates.get(uri_template)
+        return self.template_registry.find(uri_template, request)
 
     def resource_link(self, uri: str, **overrides: Any) -> Any:
         """A ``types.ResourceLink`` content block for a registered resource (or a URI one of
@@ -246,59 +255,40 @@ class ResourceRegistry(ServerCore):
 
     # ------------------------------------------------------------ protocol side
 
-    def _guard_resources(self) -> None:
-        """Note whether any resource limits its callers, so that servers without such
-        rules skip every check."""
-        items = [*self._resources.values(), *self._templates.values()]
-        self._resources_guarded = any(i.scopes or i.auth is not None for i in items)
-
-    def _resource_hidden(self, item: Resource | ResourceTemplate, request: Request | None) -> bool:
-        """``request``'s caller may not use ``item`` (no request: the server's own code,
-        which may use every resource)."""
-        return request is not None and not may_use(request.identity, item, self.scope_hierarchy)
-
     def _locate(
         self, uri: str, request: Request | None = None
     ) -> tuple[Resource | ResourceTemplate, JSON] | None:
         """What serves ``uri``: an exact resource first, then templates in registration
         order (with the variables the URI gives). None when nothing does, or when what
-        serves it is hidden from ``request``'s caller: a URI a protected resource serves
-        stays protected even if a template the caller may use also matches it."""
-        found: tuple[Resource | ResourceTemplate, JSON] | None = None
+        serves it is hidden from ``request``'s caller (or disabled): a URI a protected
+        resource serves stays protected even if a template the caller may use also
+        matches it. No request: the server's own code, which may read every enabled one."""
+        rules = request.rules if request is not None else None
         resource = self._resources.get(uri)
         if resource is not None:
-            found = resource, {}
+            registry: Registry[Any] = self.resource_registry
+            found: tuple[Resource | ResourceTemplate, JSON] = resource, {}
         else:
             for template in self._templates.values():
                 variables = template.match(uri)
                 if variables is not None:
-                    found = template, variables
+                    registry, found = self.template_registry, (template, variables)
                     break
-        if (
-            found is not None
-            and self._resources_guarded
-            and self._resource_hidden(found[0], request)
-        ):
-            return None
-        return found
+            else:
+                return None
+        item = found[0]
+        if registry.shows(item, rules) and registry.allows(item, request):
+            return found
+        return None
 
     def resources_page(self, request: Request, cursor: str | None, templates: bool) -> JSON:
         """One page of ``resources/list`` (or ``resources/templates/list``)."""
-        features = request.features
-        items: Sequence[Resource | ResourceTemplate]
         if templates:
-            items, key, field = list(self._templates.values()), "uriTemplate", "resourceTemplates"
+            registry: Registry[Any] = self.template_registry
+            field = "resourceTemplates"
         else:
-            items, key, field = list(self._resources.values()), "uri", "resources"
-        scope = "public"
-        if self._resources_guarded:  # the list depends on who asks (MP-13, MP-14)
-            items = [item for item in items if not self._resource_hidden(item, request)]
-            scope = "private"
-        start, end, after = self.page_bounds([item.definition[key] for item in items], cursor)
-        result: JSON = {field: [shaping.resource(i.definition, features) for i in items[start:end]]}
-        if after is not None:
-            result["nextCursor"] = after
-        return shaping.cacheable(result, features, self.list_ttl_ms, scope)
+            registry, field = self.resource_registry, "resources"
+        return self.components_page(registry, request, cursor, field, shaping.resource)
 
     async def read_resource(self, uri: str, context: Context | None = None) -> list[JSON]:
         """The contents of ``uri`` (newest shape: dicts with ``uri``, ``mimeType`` and
@@ -342,9 +332,3 @@ class ResourceRegistry(ServerCore):
     def knows(self, uri: str, request: Request | None = None) -> bool:
         """Something serves ``uri`` (that ``request``'s caller may use, when given)."""
         return self._locate(uri, request) is not None
-
-
-def not_found(uri: str, features: Features, message: str = "Resource not found") -> RPCError:
-    """The revision's not-found error: -32002 up to 2025-11-25, -32602 on 2026-07-28."""
-    code = jsonrpc.INVALID_PARAMS if features.modern else jsonrpc.RESOURCE_NOT_FOUND_LEGACY
-    return RPCError(code, message, {"uri": uri})

@@ -12,12 +12,10 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .inputs import Root, roots_result
-
-if TYPE_CHECKING:
-    from .session import ServerConnection
+from .session import ServerConnection
 
 logger = logging.getLogger("toolwire")
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from .. import jsonrpc
-from ..auth.tokens import may_use
+from ..components import Metadata
 from ..errors import RegistrationError, RPCError
 from ..protocol import shaping
 from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
@@ -32,8 +32,13 @@ from .context import Context, _current
 from .core import JSON, ServerCore, unknown_tool
 from .inputs import InputRequired, InvalidAnswer
 from .prompts import PromptRegistry
+from .registry import Registry, decorator
+from .request import Request
 from .resources import ResourceRegistry
-from .session import Request, ServerConnection
+from .session import ServerConnection
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -116,16 +121,15 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             "strip_control_sequences": strip_control_sequences,
             "unknown_arguments": unknown_arguments,
         }
-        self.include_tags = frozenset(include_tags) if include_tags is not None else None
-        self.exclude_tags = frozenset(exclude_tags)
-        self.visibility = visibility
-        self._tools: dict[str, Tool] = {}
         self.tasks: Any = None  # the task registry, once a tool runs as a task (.tasks)
         self.apps: Any = None  # the MCP Apps views and the tools showing them (.apps)
-        self._shown: list[Tool] | None = None  # enabled tools that pass the tag filters
-        # some shown tool limits who may use it (scopes, auth, or an app's view alone)
-        self._guarded = False
-        self._listing: list[JSON] | None = None
+        self.tool_registry: Registry[Tool] = self.registry(
+            "tools", "name", "tool named", self.tools_changed
+        )
+        self._tools = self.tool_registry.items
+        self.include_tags = include_tags
+        self.exclude_tags = exclude_tags
+        self.visibility = visibility
         for fn in tools:
             self.add_tool(fn)
 
@@ -153,19 +157,12 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         name: str | None = None,
         /,
         *,
-        title: str | None = None,
-        description: str | None = None,
         annotations: Any = None,
         input_schema: JSON | None = None,
         output_schema: JSON | bool | None = True,
         structured_output: bool | None = None,
         timeout: float | None = None,
         blocking: bool | None = None,
-        tags: Iterable[str] = (),
-        meta: JSON | None = None,
-        icons: list[Any] | None = None,
-        scopes: Iterable[str] = (),
-        auth: Callable[[Any], bool] | None = None,
         sensitive: Iterable[str] = (),
         max_argument_depth: int | None = ...,
         max_string_length: int | None = ...,
@@ -175,26 +172,19 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         questions_first: bool = False,
         app: str | None = None,
         visible_to: str | Iterable[str] | None = None,
+        **metadata: Unpack[Metadata],
     ) -> Callable[[F], F]: ...
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
         """Register a function as a tool: ``@mcp.tool``, ``@mcp.tool()`` or ``@mcp.tool("name", ...)``.
 
         ``input_schema={...}`` publishes a hand-written JSON Schema 2020-12 for the arguments
-        verbatim and validates calls against it (see docs/tools.md); ``app="ui://..."`` shows
+        verbatim and validates calls against it (see docs/tools.md); ``title``, ``description``,
+        ``icons``, ``meta``, ``tags``, ``scopes`` and ``auth`` are every component's
+        (:class:`toolwire.components.Metadata`); ``app="ui://..."`` shows
         the tool's result in that app's view, and ``visible_to=["app"]`` keeps a tool for the
         view alone (see docs/extensions.md, "MCP Apps")."""
-        if callable(name):
-            self.add_tool(name)
-            return name
-        if "name" in options:
-            name = options.pop("name")
-
-        def register(fn: F) -> F:
-            self.add_tool(fn, name=name, **options)
-            return fn
-
-        return register
+        return decorator(self.add_tool, name, options)
 
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> Tool:
         """Register ``fn`` (a function, async function, bound method or callable) as a tool."""
@@ -222,9 +212,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             from .tasks import serve_tasks
 
             serve_tasks(self)
-        self._tools[tool.name] = tool
-        self._changed()
-        return tool
+        return self.tool_registry.add(tool)
 
     @overload
     def app(self, uri: str, /, html: None = None, **options: Any) -> Callable[[F], F]: ...
@@ -272,6 +260,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             from .apps import Apps
 
             self.apps = Apps(self)
+            self._rule_tools()
         return self.apps
 
     def add_skills(self, folder: str | os.PathLike[str], *, authority: str | None = None) -> None:
@@ -331,40 +320,45 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
     def remove_tool(self, name: str) -> None:
         """Unregister a tool; clients are told the list changed."""
-        if self._tools.pop(name, None) is None:
-            raise KeyError(f"No tool named {name!r}")
+        self.tool_registry.remove(name)
         if self.apps is not None:
             self.apps.forget_tool(name)
-        self._changed()
 
     def get_tool(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
     def enable_tool(self, name: str) -> None:
         """Show a disabled tool again; clients are told the list changed."""
-        self._set_enabled(name, True)
+        self.tool_registry.set_enabled(name, True)
 
     def disable_tool(self, name: str) -> None:
         """Hide a tool without unregistering it: it leaves tools/list and becomes unknown."""
-        self._set_enabled(name, False)
-
-    def _set_enabled(self, name: str, enabled: bool) -> None:
-        tool = self._tools.get(name)
-        if tool is None:
-            raise KeyError(f"No tool named {name!r}")
-        if tool.enabled != enabled:
-            tool.enabled = enabled
-            self._changed()
+        self.tool_registry.set_enabled(name, False)
 
     @property
     def tools(self) -> Sequence[Tool]:
         """The registered tools, in registration order."""
         return list(self._tools.values())
 
-    def _changed(self) -> None:
-        self._shown = None
-        self._listing = None
-        self.tools_changed()
+    @property
+    def include_tags(self) -> frozenset[str] | None:
+        """Only tools with one of these tags are served (None: every tool)."""
+        return self.tool_registry.include_tags
+
+    @include_tags.setter
+    def include_tags(self, tags: Iterable[str] | None) -> None:
+        self.tool_registry.include_tags = frozenset(tags) if tags is not None else None
+        self.tool_registry.touch()
+
+    @property
+    def exclude_tags(self) -> frozenset[str]:
+        """Tools with one of these tags are not served."""
+        return self.tool_registry.exclude_tags
+
+    @exclude_tags.setter
+    def exclude_tags(self, tags: Iterable[str]) -> None:
+        self.tool_registry.exclude_tags = frozenset(tags)
+        self.tool_registry.touch()
 
     async def start(self) -> None:
         """Enter the lifespan when the first connection opens, once every tool's app view is
@@ -375,61 +369,46 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
     # ------------------------------------------------------------ protocol side
 
-    def _shown_tools(self) -> list[Tool]:
-        """Enabled tools that pass the tag filters (the same for every request)."""
-        if self._shown is None:
-            include, exclude = self.include_tags, self.exclude_tags
-            self._shown = [
-                tool
-                for tool in self._tools.values()
-                if tool.enabled
-                and (include is None or tool.tags & include)
-                and not tool.tags & exclude
-            ]
-            app_only = self.apps.app_only if self.apps is not None else ()
-            self._guarded = any(
-                t.scopes or t.auth is not None or t.name in app_only for t in self._shown
-            )
-        return self._shown
+    @property
+    def visibility(self) -> Callable[[Tool, Request], bool] | None:
+        """The server's rule on who sees which tool: ``visibility(tool, request)``."""
+        return self._visibility
 
-    def _shows(self, tool: Tool) -> bool:
-        include = self.include_tags
-        return (
-            tool.enabled
-            and (include is None or bool(tool.tags & include))
-            and not tool.tags & self.exclude_tags
+    @visibility.setter
+    def visibility(self, rule: Callable[[Tool, Request], bool] | None) -> None:
+        self._visibility = rule
+        if rule is not None:
+            self._rule_tools()
+        else:
+            self.tool_registry.touch()  # listings no longer depend on it
+
+    def _rule_tools(self) -> None:
+        """Check each call and listing against the ``visibility`` predicate and the tools
+        only an app's view may call (set once either exists)."""
+        registry = self.tool_registry
+        registry.rule = self._tool_rule
+        registry.ruled = lambda tool: (
+            self.visibility is not None
+            or (self.apps is not None and tool.name in self.apps.app_only)
         )
+        registry.touch()
 
-    def visible_tools(self, request: Request) -> list[Tool]:
-        """The tools this request may see and call, in registration order."""
-        shown = self._shown_tools()
-        if self.visibility is None and not self._guarded:
-            return shown
-        return [tool for tool in shown if self._allows(tool, request)]
-
-    def _allows(self, tool: Tool, request: Request) -> bool:
-        """The caller may use the tool: its token covers the tool's scopes, the tool's own
-        predicate accepts the caller, the server's visibility predicate the request, and a
-        tool only an app's view may call goes to clients that render apps."""
-        if (tool.scopes or tool.auth is not None) and not may_use(
-            request.identity, tool, self.scope_hierarchy
-        ):
-            return False
+    def _tool_rule(self, tool: Tool, request: Request) -> bool:
+        """A tool only an app's view may call goes to clients that render apps, and the
+        server's visibility predicate has its say."""
         if self.apps is not None and tool.name in self.apps.app_only:
-            from .apps import renders_apps
+            from .inputs import renders_apps
 
             if not renders_apps(request.capabilities):
                 return False
         return self.visibility is None or self.visibility(tool, request)
 
+    def visible_tools(self, request: Request) -> list[Tool]:
+        """The tools this request may see and call, in registration order."""
+        return self.tool_registry.visible(request)
+
     def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:
-        shown = self._shown_tools()
-        if self.visibility is None and not self._guarded:
-            if self._listing is None:
-                self._listing = [tool.definition for tool in shown]
-            return None, self._listing
-        tools = self.visible_tools(request)
-        return tuple(tool.name for tool in tools), [tool.definition for tool in tools]
+        return self.tool_registry.definitions(request)
 
     def header_params(self, tool: str) -> dict[str, str]:
         found = self._tools.get(tool)
@@ -437,12 +416,11 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
     def serves_tool(self, name: str, request: Request) -> bool:
         """``name`` is a tool this request may see and call."""
-        tool = self._tools.get(name)
-        return tool is not None and self._shows(tool) and self._allows(tool, request)
+        return self.tool_registry.find(name, request) is not None
 
     def _find(self, name: str, request: Request) -> Tool:
-        tool = self._tools.get(name)
-        if tool is not None and self._shows(tool) and self._allows(tool, request):
+        tool = self.tool_registry.find(name, request)
+        if tool is not None:
             return tool
         raise unknown_tool(name, [t.name for t in self.visible_tools(request)])
 
@@ -518,14 +496,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         try:
             result = await self.admitted(connection, request, run)
         except InputRequired as needed:  # modern: the client answers, then calls again
-            state = self.signer.seal(
-                tool.name, arguments, request.caller, needed.sealed_answers(), needed.questions
-            )
-            return {
-                "resultType": "input_required",
-                "inputRequests": needed.requests,
-                "requestState": state,
-            }
+            return needed.result(self.signer, tool.name, arguments, request.caller)
         except InvalidAnswer as exc:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
         except asyncio.CancelledError:

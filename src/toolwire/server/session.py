@@ -16,7 +16,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import jsonrpc
 from ..errors import RPCError, ToolError
@@ -35,14 +35,13 @@ from ..protocol.revisions import (
     is_modern_initialize,
     negotiate_legacy,
 )
-from .context import LOG_RANK, Context
-
-if TYPE_CHECKING:
-    from .core import ServerCore
+from .context import Context
+from .request import JSON as JSON
+from .request import LOG_RANK, Host, Rule
+from .request import Request as Request
 
 logger = logging.getLogger("toolwire")
 
-JSON = dict[str, Any]
 Reply = Callable[[bytes], None]
 
 # 2026-07-28 replaced resources/subscribe with subscriptions/listen's resourceSubscriptions.
@@ -70,54 +69,10 @@ def _deliver(reply: Reply, data: bytes) -> None:
         logger.exception("Could not send an answer")
 
 
-class Request:
-    """What one request said about itself, in either era."""
-
-    __slots__ = (
-        "cancelled",
-        "capabilities",
-        "client_info",
-        "features",
-        "id",
-        "identity",
-        "log_level",
-        "meta",
-        "method",
-        "params",
-    )
-
-    def __init__(
-        self,
-        mid: str | int,
-        method: str,
-        params: JSON,
-        features: Features,
-        meta: JSON | None,
-        capabilities: JSON | None,
-        client_info: JSON | None,
-        log_level: str | None,
-    ) -> None:
-        self.id = mid
-        self.method = method
-        self.params = params
-        self.features = features
-        self.meta = meta
-        self.capabilities = capabilities
-        self.client_info = client_info
-        self.log_level = log_level
-        self.identity: Any = None  # who is calling, once authentication says so
-        self.cancelled = False  # the client cancelled it: nothing more is sent for it
-
-    @property
-    def caller(self) -> str | None:
-        """Who a ``requestState`` is bound to (MP-06): the authenticated identity, if any."""
-        return None if self.identity is None else str(self.identity)
-
-
 class ServerConnection:
     """The server side of one connection (one stdio pipe pair, one in-memory pair)."""
 
-    def __init__(self, server: ServerCore, send: Reply) -> None:
+    def __init__(self, server: Host, send: Reply) -> None:
         self.server = server
         self.send = send
         self.features: Features | None = None  # legacy: negotiated at initialize
@@ -140,6 +95,9 @@ class ServerConnection:
         self._running: dict[str | int, Request] = {}  # the requests of in_flight, by id
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
         self.subscriptions: set[str] = set()  # resource URIs (legacy resources/subscribe)
+        # This session's own rules showing or hiding components (ctx.enable_components,
+        # ctx.disable_components; see toolwire.server.visibility), on top of the server's.
+        self.rules: tuple[Rule, ...] | None = None
         self._listening: dict[str | int, asyncio.Future[None]] = {}
         self._outgoing: dict[str, asyncio.Future[JSON]] = {}  # our requests to the client
         self._next_id = 0
@@ -302,6 +260,7 @@ class ServerConnection:
             else:
                 request = self._resolve(mid, method, params)
                 request.identity = self.identity
+                request.rules = self.rules
                 handler = self.server.methods.get(method)
                 if handler is None or method in (
                     LEGACY_ONLY if request.features.modern else MODERN_ONLY

@@ -37,7 +37,7 @@ import orjson
 from ..errors import ToolError
 
 if TYPE_CHECKING:
-    from .session import Request, ServerConnection
+    from .request import Connection, Request
 
 DEFAULT_TTL = 86_400.0  # seconds a value lives unless told otherwise (``mcp.state_ttl``)
 MISSING: Any = object()
@@ -64,7 +64,7 @@ def values_of(server: Any) -> Any:
     return store
 
 
-def caller_key(request: Request, connection: ServerConnection, what: str = "ctx.state") -> str:
+def caller_key(request: Request, connection: Connection, what: str = "ctx.state") -> str:
     """The caller a request speaks for, as a key: ``user:…``, ``session:…`` or ``client:…``.
 
     Raises :class:`NoCaller` for a 2026-07-28 HTTP request without authentication."""
@@ -110,7 +110,7 @@ class CallerState:
 
     __slots__ = ("_connection", "_request", "_server")
 
-    def __init__(self, server: Any, connection: ServerConnection, request: Request) -> None:
+    def __init__(self, server: Any, connection: Connection, request: Request) -> None:
         self._server = server
         self._connection = connection
         self._request = request

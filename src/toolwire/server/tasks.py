@@ -39,7 +39,8 @@ from ..protocol.revisions import META_SUBSCRIPTION_ID
 from .context import Context, _current
 from .extensions import Extension
 from .inputs import InvalidAnswer, MissingClientCapability
-from .session import JSON, Request, ServerConnection
+from .request import JSON, Request
+from .session import ServerConnection
 
 if TYPE_CHECKING:
     from ..tools import Tool

@@ -1,0 +1,123 @@
+"""What tools, resources, resource templates and prompts share: one component model.
+
+A component is a named thing a server lists and serves: its key (a tool's or prompt's name,
+a resource's URI, a template's URI template), the metadata every kind publishes the same
+way (``title``, ``description``, ``icons``, ``_meta``, and ``annotations`` where the kind
+has them), its ``tags``, whether it is ``enabled``, and who may use it (``scopes`` and an
+``auth`` predicate on the caller). :class:`toolwire.tools.Tool`,
+:class:`toolwire.resources.Resource`, :class:`toolwire.resources.ResourceTemplate` and
+:class:`toolwire.prompts.Prompt` build on :class:`Component`; the server keeps each kind in a
+:class:`toolwire.server.registry.Registry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, TypedDict
+
+from .auth.tokens import access_rules
+from .errors import RegistrationError
+
+JSON = dict[str, Any]
+RunSync = Callable[[Callable[..., Any], dict[str, Any]], Awaitable[Any]]
+
+
+class Metadata(TypedDict, total=False):
+    """The options every kind of component takes, with the same meaning: ``title``,
+    ``description`` (else the function's docstring), ``icons`` (dicts or ``Icon`` models),
+    ``meta`` (its ``_meta``), ``tags``, and who may use it: the ``scopes`` the caller's token
+    must cover and an ``auth`` predicate on the caller."""
+
+    title: str | None
+    description: str | None
+    icons: list[Any] | None
+    meta: JSON | None
+    tags: Iterable[str]
+    scopes: str | Iterable[str]
+    auth: Callable[[Any], bool] | None
+
+
+_OPTIONS = frozenset(Metadata.__annotations__)
+
+
+def icon_dicts(icons: Iterable[Any] | None) -> list[JSON]:
+    """Icons as the wire carries them: dicts, or ``Icon`` models (toolwire's or the SDK's)."""
+    return [
+        i.model_dump(by_alias=True, exclude_none=True) if hasattr(i, "model_dump") else i
+        for i in icons or ()
+    ]
+
+
+def annotation_dict(annotations: Any, known: Iterable[str], kind: str, model: str) -> JSON | None:
+    """``annotations`` (a dict, or the pydantic model ``types.<model>``) as a dict of its set
+    values, each key one that a ``kind`` (tool, resource) may carry; None when not given."""
+    if annotations is None:
+        return None
+    if hasattr(annotations, "model_dump"):
+        annotations = annotations.model_dump(exclude_none=True)
+    if not isinstance(annotations, Mapping):
+        raise RegistrationError(f"annotations must be a dict or a types.{model}")
+    unknown = set(annotations).difference(known)
+    if unknown:
+        raise RegistrationError(
+            f"Unknown {kind} annotation(s) {sorted(unknown)}; known: {sorted(known)}"
+        )
+    return {k: v for k, v in annotations.items() if v is not None}
+
+
+class Component:
+    """The part every kind of component shares (a base class; the kinds add the rest)."""
+
+    kind = "component"  # "tool", "resource", "resource template", "prompt"
+    # Shown unless disabled (server-wide with ``disable_tool``/``disable_resource``/...,
+    # or for one session with ``ctx.disable_components``).
+    enabled = True
+    annotations: JSON | None = None
+    tags: frozenset[str] = frozenset()
+    fn: Any  # the function (None for a resource given as its content)
+    is_async: bool
+
+    def _describe(self, documented: str | None, metadata: Metadata) -> None:
+        """Set the shared metadata from the options (``documented``: the description the
+        function's docstring gives), checked and normalized the same way for every kind."""
+        unknown = set(metadata) - _OPTIONS
+        if unknown:
+            raise TypeError(f"Unexpected option(s) for a {self.kind}: {', '.join(sorted(unknown))}")
+        description = metadata.get("description")
+        self.title = metadata.get("title")
+        self.description = description if description is not None else documented
+        self.icons = icon_dicts(metadata.get("icons"))
+        self.meta = metadata.get("meta")
+        tags = metadata.get("tags", ())
+        self.tags = frozenset((tags,) if isinstance(tags, str) else tags)
+        self.enabled = True
+        # Who may see and use it: the scopes the caller's token must cover, and a predicate
+        # on the caller (the verified AccessToken, or None when unauthenticated).
+        self.scopes, self.auth = access_rules(metadata.get("scopes", ()), metadata.get("auth"))
+
+    def _headed(self, definition: JSON) -> JSON:
+        """``definition`` (its key fields) with the title and description."""
+        if self.title:
+            definition["title"] = self.title
+        if self.description:
+            definition["description"] = self.description
+        return definition
+
+    def _tailed(self, definition: JSON) -> JSON:
+        """``definition`` with the annotations, icons and ``_meta``, last as every kind
+        lists them."""
+        if self.annotations:
+            definition["annotations"] = self.annotations
+        if self.icons:
+            definition["icons"] = self.icons
+        if self.meta:
+            definition["_meta"] = self.meta
+        return definition
+
+    async def _call(self, kwargs: dict[str, Any], run_sync: RunSync) -> Any:
+        """Call the function: awaited when async, else through ``run_sync`` (a worker
+        thread), so a slow sync function never blocks the event loop."""
+        assert self.fn is not None
+        if self.is_async:
+            return await self.fn(**kwargs)
+        return await run_sync(self.fn, kwargs)
