@@ -118,17 +118,22 @@ class PromptRegistry(ServerCore):
         for tools: another caller does not see it in ``prompts/list``, and ``prompts/get``
         and completion answer as for an unknown prompt.
         """
-        prompt = Prompt(
-            fn,
-            name=name,
-            title=title,
-            description=description,
-            icons=icons,
-            meta=meta,
-            complete=complete,
-            scopes=scopes,
-            auth=auth,
-            inject=(Context,),
+        # a Prompt built beforehand (a mounted server's, renamed) is registered as it is
+        prompt = (
+            fn
+            if isinstance(fn, Prompt)
+            else Prompt(
+                fn,
+                name=name,
+                title=title,
+                description=description,
+                icons=icons,
+                meta=meta,
+                complete=complete,
+                scopes=scopes,
+                auth=auth,
+                inject=(Context,),
+            )
         )
         if prompt.name in self._prompts:
             raise RegistrationError(f"A prompt named {prompt.name!r} is already registered")
