@@ -197,11 +197,14 @@ def derive_tool(
     tags: Iterable[str] | None = None,
     arguments: Mapping[str, Arg] | None = None,
     wrap: Wrapper | None = None,
+    output_schema: JSON | None = _UNSET,
 ) -> ForwardedTool:
     """A new tool made from ``tool``: another name, title, description, annotations or
     ``_meta`` (``None`` removes one), its arguments renamed, redescribed, given defaults or
     hidden with fixed values (``arguments={"old": Arg(...)}``), and its call optionally
-    wrapped. ``tool`` itself is left as it is (register the result in its place with
+    wrapped. A ``wrap`` that returns another shape than the original's declares it with
+    ``output_schema={...}`` (an object schema; ``None``: no output schema). ``tool`` itself
+    is left as it is (register the result in its place with
     :meth:`Server.transform_tool <toolwire.Server.transform_tool>`)."""
     changes = dict(arguments or {})
     schema = copy.deepcopy(tool.schema.input_schema)
@@ -330,12 +333,20 @@ def derive_tool(
     def keep(value: Any, current: Any) -> Any:
         return current if value is _UNSET else value
 
+    output, wraps = tool.schema.output_schema, tool.schema.wraps_result
+    if output_schema is not _UNSET:
+        if output_schema is not None and (
+            not isinstance(output_schema, dict) or output_schema.get("type") != "object"
+        ):
+            raise RegistrationError(f"Tool {label!r}: output_schema must be an object schema")
+        output, wraps = output_schema, False
+
     derived = ForwardedTool(
         forward,
         name=label,
         input_schema=schema,
-        output_schema=tool.schema.output_schema,
-        wraps_result=tool.schema.wraps_result,
+        output_schema=output,
+        wraps_result=wraps,
         structured=tool.structured,
         needs_context=bool(tool.schema.injected) or wrap is not None,
         title=keep(title, tool.title),
