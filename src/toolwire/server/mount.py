@@ -62,7 +62,11 @@ def mount(outer: Any, inner: Any, prefix: str | None) -> Mount:
     if any(m.inner is inner for m in outer._mounts):
         raise RegistrationError(f"The server {inner.name!r} is already mounted here")
     mounted = Mount(outer, inner, prefix)
-    mounted.sync_local()  # clashes show now, before anything is attached
+    try:
+        mounted.sync_local()  # clashes show now, before anything is attached
+    except RegistrationError:
+        mounted.unregister()
+        raise
     outer._mounts = [*outer._mounts, mounted]
     inner.list_listeners = [*inner.list_listeners, mounted.changed]
     return mounted
@@ -101,6 +105,19 @@ class Mount:
         for key, (source, name) in tools.items():
             if name == registered:
                 tools[key] = (source, now)
+
+    def unregister(self) -> None:
+        """Take back everything this mount registered."""
+        outer = self.outer
+        for kind, done in self.registered.items():
+            for _, name in done.values():
+                if kind == "tools":
+                    outer.remove_tool(name)
+                elif kind == "prompts":
+                    outer.remove_prompt(name)
+                else:
+                    outer.remove_resource(name)
+            done.clear()
 
     # ------------------------------------------------------------ changes
 
