@@ -40,9 +40,9 @@ async def test_a_large_catalogue_behind_search(transport: str, revision: str) ->
             started = time.perf_counter()
             found = await client.call_tool("search_tools", {"query": "refund crm3", "limit": 2})
             later = time.perf_counter() - started
-            assert [t["name"] for t in found.structured["tools"]][0] == "crm3_get_refund" or (
-                all("refund" in t["name"] for t in found.structured["tools"])
-            )
+            refunds = [t["name"] for t in found.structured["tools"]]
+            assert len(refunds) == 2 and all(name.startswith("crm3_") for name in refunds)
+            assert all("refund" in name for name in refunds)
             assert first < 5 and later < 1, (first, later)  # index built once, then reused
             exact = await client.call_tool("search_tools", {"query": "crm12_archive_lead"})
             assert exact.structured["tools"][0]["name"] == "crm12_archive_lead"

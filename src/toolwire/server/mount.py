@@ -253,7 +253,8 @@ class Mount:
             desired[key] = kept if kept == definition else definition
 
         def build(key: str, definition: Any) -> Tool:
-            return mounted.upstream_tool(self.inner, definition, self.name(key))
+            tool: Tool = mounted.upstream_tool(self.inner, definition, self.name(key))
+            return tool
 
         self._sync_tools(desired, build)
 
@@ -261,7 +262,7 @@ class Mount:
 def _shows(server: Any, tool: Tool) -> bool:
     """The mounted server itself would list ``tool`` (enabled, kept by its tag filters)."""
     include = getattr(server, "include_tags", None)
-    exclude = getattr(server, "exclude_tags", frozenset())
+    exclude: frozenset[str] = getattr(server, "exclude_tags", frozenset())
     return (
         tool.enabled and (include is None or bool(tool.tags & include)) and not tool.tags & exclude
     )

@@ -176,7 +176,7 @@ class ToolSearch:
                 is_error=True,
             )
         server = self.server
-        tool = server.get_tool(name)
+        tool: Tool | None = server.get_tool(name)
         if (
             tool is None
             or name in (self.search_name, self.call_name)

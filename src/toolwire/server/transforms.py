@@ -215,15 +215,15 @@ def derive_tool(
     renamed: dict[str, str] = {}  # new name -> original's
     fixed: JSON = {}  # original name -> value always sent
     defaults: JSON = {}  # new name -> default filled in
-    for old, change in changes.items():
-        if not isinstance(change, Arg):
+    for old, given_change in changes.items():
+        if not isinstance(given_change, Arg):
             raise RegistrationError(f"Tool {label!r}: arguments[{old!r}] must be an Arg(...)")
         if old not in original:
             known = ", ".join(original) or "no arguments"
             raise RegistrationError(f"Tool {label!r}: no argument {old!r} to change ({known})")
     properties: JSON = {}
     for old, prop in original.items():
-        change = changes.get(old)
+        change: Arg | None = changes.get(old)
         if change is None:
             new = old
         elif change.hide:
