@@ -86,16 +86,19 @@ async def test_a_mounted_server_is_served_with_its_prefix(transport: str, revisi
             await client.call_tool("weather_secret")
         # resources: scheme://prefix/rest
         resources = await client.list_resources()
-        assert [r["uri"] for r in resources] == ["weather://weather/today"]
+        assert [r["uri"] for r in resources] == ["weather://weather/today", "notes://up/first"]
         read = await client.read_resource("weather://weather/today")
         assert read.text == "sunny" and read.contents[0]["uri"] == "weather://weather/today"
         templates = await client.list_resource_templates()
-        assert [t["uriTemplate"] for t in templates] == ["weather://weather/{city}/week"]
+        assert [t["uriTemplate"] for t in templates] == [
+            "weather://weather/{city}/week",
+            "notes://up/{name}/text",
+        ]
         assert (await client.read_resource("weather://weather/oslo/week")).text == (
             "a week of sun in oslo"
         )
         # prompts: prefix_name
-        assert [p["name"] for p in await client.list_prompts()] == ["weather_plan"]
+        assert [p["name"] for p in await client.list_prompts()] == ["weather_plan", "up_summarize"]
         prompt = await client.get_prompt("weather_plan", {"city": "Rome"})
         assert prompt.messages[0]["content"]["text"] == "Plan a day out in Rome"
         # the mounting server's middleware saw the mounted tools' calls
@@ -156,6 +159,23 @@ async def test_a_mounted_proxy_of_a_stdio_server(transport: str, revision: str) 
         await asyncio.wait_for(changed.wait(), 15)
         assert "up_grown" in await tool_names(client)
         assert (await client.call_tool("up_grown")).text == "new"
+        # the upstream's resources, templates and prompts, prefixed
+        read = await client.read_resource("notes://up/first")
+        assert read.text == "first note" and read.contents[0]["uri"] == "notes://up/first"
+        read = await client.read_resource("notes://up/tuesday/text")
+        assert read.text == "note tuesday" and read.contents[0]["uri"] == "notes://up/tuesday/text"
+        (summarize,) = [p for p in await client.list_prompts() if p["name"] == "up_summarize"]
+        assert summarize["arguments"] == [{"name": "text", "required": True}]
+        prompt = await client.get_prompt("up_summarize", {"text": "x"})
+        assert prompt.messages[0]["content"]["text"] == "Summarize: x"
+        resources_changed = waiter(client, "notifications/resources/list_changed")
+        if revision == MODERN:
+            await client.listen(tools_list_changed=True, resources_list_changed=True)
+        await client.call_tool("up_add_note", {"name": "extra"})
+        await asyncio.wait_for(resources_changed.wait(), 15)
+        uris = [r["uri"] for r in await client.list_resources()]
+        assert "notes://up/extra" in uris
+        assert (await client.read_resource("notes://up/extra")).text == "note extra"
 
 
 def test_prefixed_names_follow_the_hosts_rule() -> None:

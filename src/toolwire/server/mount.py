@@ -28,6 +28,7 @@ middleware, visibility, tags, scopes and auth, paging, transforms, tool search.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import logging
 import re
@@ -126,13 +127,11 @@ class Mount:
         if not self.proxied:
             self.sync_local(kind)
             return
-        if kind != "tools":
-            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        task = loop.create_task(self.sync_proxied())
+        task = loop.create_task(self.sync_proxied(kind))
         self._syncing.add(task)
         task.add_done_callback(self._syncing.discard)
 
@@ -144,6 +143,43 @@ class Mount:
     async def stop(self) -> None:
         await self.inner.stop()
 
+    def _sync(self, kind: str, desired: dict[str, Any], build: Any, strict: bool = True) -> None:
+        """Register what ``desired`` (id in the mounted server -> source) holds and drop what
+        it no longer does; a source that changed (another object, another definition) is
+        built again."""
+        outer, done = self.outer, self.registered[kind]
+        remove = {"tools": outer.remove_tool, "prompts": outer.remove_prompt}.get(
+            kind, outer.remove_resource
+        )
+        for key, (source, registered) in list(done.items()):
+            if desired.get(key) is not source:
+                del done[key]
+                with contextlib.suppress(KeyError):  # already gone (removed by hand)
+                    remove(registered)
+        rules = rules_of(outer) if kind == "tools" else None
+        for key, source in desired.items():
+            if key in done:
+                continue
+            try:
+                done[key] = (source, self._register(kind, build(key, source), rules))
+            except RegistrationError as exc:
+                if strict:
+                    raise
+                # an upstream's component that cannot be served here (a clash, a bad name)
+                logger.warning("Mounted proxy %r: %s", self.inner.name, exc)
+
+    def _register(self, kind: str, item: Any, rules: Any) -> str:
+        outer = self.outer
+        if rules is not None:
+            item = rules.apply(item)
+            outer.add_tool(item)
+            return str(item.name)
+        if kind == "prompts":
+            outer.add_prompt(item)
+            return str(item.name)
+        outer.add_resource(item)
+        return str(item.uri if kind == "resources" else item.uri_template)
+
     # ------------------------------------------------------------ a toolwire server
 
     def sync_local(self, kind: str | None = None) -> None:
@@ -152,12 +188,13 @@ class Mount:
         inner = self.inner
         if kind in (None, "tools") and hasattr(inner, "tools"):
             shown = [tool for tool in inner.tools if _shows(inner, tool)]
-            self._sync_tools({tool.name: tool for tool in shown}, self._local_tool)
+            self._sync("tools", {tool.name: tool for tool in shown}, self._local_tool)
         if kind in (None, "resources") and hasattr(inner, "resources"):
-            self._sync_readables("resources", {r.uri: r for r in inner.resources})
-            self._sync_readables("templates", {t.uri_template: t for t in inner.resource_templates})
+            self._sync("resources", {r.uri: r for r in inner.resources}, self._local_resource)
+            templates = {t.uri_template: t for t in inner.resource_templates}
+            self._sync("templates", templates, self._local_template)
         if kind in (None, "prompts") and hasattr(inner, "prompts"):
-            self._sync_prompts({p.name: p for p in inner.prompts})
+            self._sync("prompts", {p.name: p for p in inner.prompts}, self._local_prompt)
 
     def _local_tool(self, key: str, tool: Tool) -> Tool:
         return ForwardedTool(
@@ -180,83 +217,61 @@ class Mount:
             original=tool,
         )
 
-    def _sync_tools(self, desired: dict[str, Any], build: Any) -> None:
-        """Register what ``desired`` (inner id -> source) holds and drop what it no longer
-        does; a source that changed (another object, another definition) is built again."""
-        outer, done = self.outer, self.registered["tools"]
-        for key, (source, name) in list(done.items()):
-            if desired.get(key) is not source:
-                del done[key]
-                if outer.get_tool(name) is not None:
-                    outer.remove_tool(name)
-        rules = rules_of(outer)
-        for key, source in desired.items():
-            if key in done:
-                continue
-            tool = rules.apply(build(key, source))
-            outer.add_tool(tool)
-            done[key] = (source, tool.name)
+    # A mounted server's resources and prompts are its own objects (their functions,
+    # completers, access rules), copied under the prefixed URI or name.
 
-    def _sync_readables(self, kind: str, desired: dict[str, Any]) -> None:
-        outer, done = self.outer, self.registered[kind]
-        for key, (source, uri) in list(done.items()):
-            if desired.get(key) is not source:
-                del done[key]
-                outer.remove_resource(uri)
-        for key, source in desired.items():
-            if key in done:
-                continue
-            item = copy.copy(source)
-            if kind == "resources":
-                item.uri = self.uri(key)
-            else:
-                from ..resources.uri_template import UriTemplate
+    def _local_resource(self, key: str, source: Any) -> Any:
+        item = copy.copy(source)
+        item.uri = self.uri(key)
+        item.definition = item._definition()
+        return item
 
-                item.uri_template = self.uri(key)
-                item.template = UriTemplate(item.uri_template)
-            item.definition = item._definition()
-            outer.add_resource(item)
-            done[key] = (source, self.uri(key))
+    def _local_template(self, key: str, source: Any) -> Any:
+        from ..resources.uri_template import UriTemplate
 
-    def _sync_prompts(self, desired: dict[str, Any]) -> None:
-        outer, done = self.outer, self.registered["prompts"]
-        for key, (source, name) in list(done.items()):
-            if desired.get(key) is not source:
-                del done[key]
-                outer.remove_prompt(name)
-        for key, source in desired.items():
-            if key in done:
-                continue
-            prompt = copy.copy(source)
-            prompt.name = self.name(key)
-            prompt.definition = prompt._definition()
-            outer.add_prompt(prompt)
-            done[key] = (source, prompt.name)
+        item = copy.copy(source)
+        item.uri_template = self.uri(key)
+        item.template = UriTemplate(item.uri_template)
+        item.definition = item._definition()
+        return item
+
+    def _local_prompt(self, key: str, source: Any) -> Any:
+        prompt = copy.copy(source)
+        prompt.name = self.name(key)
+        prompt.definition = prompt._definition()
+        return prompt
 
     # ------------------------------------------------------------ a proxy
 
-    async def sync_proxied(self) -> None:
-        """List the upstream's tools (through the proxy) and register them."""
+    async def sync_proxied(self, kind: str | None = None) -> None:
+        """List what the upstream offers (through the proxy) and register it."""
         import importlib
 
         mounted = importlib.import_module("toolwire.proxy.mounted")
-        try:
-            definitions = await mounted.tool_definitions(self.inner)
-        except Exception as exc:  # the upstream is unreachable: its tools are not served
-            logger.warning("Mounted proxy %r: cannot list its tools: %s", self.inner.name, exc)
-            return
-        previous = {key: source for key, (source, _) in self.registered["tools"].items()}
-        desired = {}
-        for definition in definitions:
-            key = definition["name"]
-            kept = previous.get(key)
-            desired[key] = kept if kept == definition else definition
+        kinds: tuple[str, ...] = ("tools", "resources", "templates", "prompts")
+        if kind is not None:
+            kinds = (kind,)
+        if kind == "resources":
+            kinds = ("resources", "templates")
+        for each in kinds:
+            try:
+                definitions = await mounted.definitions(self.inner, each)
+            except Exception as exc:  # the upstream is unreachable: nothing of it is served
+                logger.warning(
+                    "Mounted proxy %r: cannot list its %s: %s", self.inner.name, each, exc
+                )
+                return
+            previous = {key: source for key, (source, _) in self.registered[each].items()}
+            desired = {}
+            for key, definition in definitions.items():
+                kept = previous.get(key)
+                desired[key] = kept if kept == definition else definition
 
-        def build(key: str, definition: Any) -> Tool:
-            tool: Tool = mounted.upstream_tool(self.inner, definition, self.name(key))
-            return tool
+            def build(key: str, definition: Any, each: str = each) -> Any:
+                named = self.name(key) if each in ("tools", "prompts") else self.uri(key)
+                return mounted.upstream_component(self.inner, each, definition, named)
 
-        self._sync_tools(desired, build)
+            self._sync(each, desired, build, strict=False)
 
 
 def _shows(server: Any, tool: Tool) -> bool:
