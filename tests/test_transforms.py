@@ -151,9 +151,15 @@ async def test_a_transform_survives_the_mounted_tool_coming_back() -> None:
     mcp.transform_tool(
         "in_weather", name="oslo_weather", arguments={"city": Arg(hide=True, value="Oslo")}
     )
+    mcp.transform_tool("oslo_weather", name="oslo", description="The weather in Oslo.")
+    assert [t.name for t in mcp.tools] == ["oslo"]
     inner.disable_tool("weather")
     assert [t.name for t in mcp.tools] == []
     inner.enable_tool("weather")
-    assert [t.name for t in mcp.tools] == ["oslo_weather"]
+    assert [t.name for t in mcp.tools] == ["oslo"]  # both transforms, in order
     async with checked_client(mcp, MODERN) as client:
-        assert (await client.call_tool("oslo_weather")).text == "sun in Oslo"
+        (tool,) = await client.list_tools()
+        assert tool["description"] == "The weather in Oslo." and not tool["inputSchema"].get(
+            "properties"
+        )
+        assert (await client.call_tool("oslo")).text == "sun in Oslo"

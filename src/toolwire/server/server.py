@@ -233,6 +233,10 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     def _add_built_tool(self, tool: Tool, name: str | None, options: Any) -> Tool:
         if name is not None or options:
             raise TypeError("add_tool(tool) takes no name nor options")
+        if self.provider is not None:
+            from .facing import face
+
+            face(tool, self.provider)
         if tool.name in self._tools:
             raise RegistrationError(f"A tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool

@@ -124,6 +124,10 @@ class ForwardedTool(Tool):
         timeout: float | None = None,
         on_timeout: Callable[[], None] | None = None,
     ) -> JSON:
+        if self.nulls_from is not None and arguments:  # Server(provider=...): null = absent
+            from ..providers import null_means_absent
+
+            arguments = null_means_absent(arguments, self.nulls_from)
         return await self.forward(
             arguments or {}, injected, run_sync, mask_errors, timeout, on_timeout
         )
@@ -383,8 +387,13 @@ class TransformRules:
         self.rules: dict[str, dict[str, Any]] = {}
 
     def apply(self, tool: Tool) -> Tool:
-        changes = self.rules.get(tool.name)
-        return tool if changes is None else derive_tool(tool, **changes)
+        """``tool`` with the transforms of its name applied (and those of the names they
+        give it, in the order they were made)."""
+        seen = set()
+        while tool.name in self.rules and tool.name not in seen:
+            seen.add(tool.name)
+            tool = derive_tool(tool, **self.rules[tool.name])
+        return tool
 
 
 def rules_of(server: Any) -> TransformRules:
