@@ -102,3 +102,31 @@ def test_tokens_and_ranking() -> None:
         "stocks",
     ]
     assert index.search("nothing matches", lambda t: True, 5) == []
+
+
+@pytest.mark.parametrize("revision", ["2025-11-25", MODERN])
+async def test_call_tool_carries_elicitation(revision: str) -> None:
+    from pydantic import BaseModel
+
+    from toolwire import Context
+
+    class Name(BaseModel):
+        name: str
+
+    mcp = Server("s")
+
+    @mcp.tool()
+    async def greet(ctx: Context) -> str:
+        """Greet the user by name."""
+        answer = await ctx.elicit("Your name?", Name)
+        return f"Hello {answer.data.name}"
+
+    mcp.enable_tool_search()
+
+    def person(params: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "accept", "content": {"name": "Ada"}}
+
+    async with checked_client(mcp, revision, elicitation_handler=person) as client:
+        found = await client.call_tool("search_tools", {"query": "greet the user"})
+        assert found.structured["tools"][0]["name"] == "greet"
+        assert (await client.call_tool("call_tool", {"name": "greet"})).text == "Hello Ada"
