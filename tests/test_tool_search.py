@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from toolwire import Server
+from pydantic import BaseModel
+
+from toolwire import Context, Server
 from toolwire.errors import RegistrationError
 from toolwire.server.tool_search import SearchIndex, tokens
 
@@ -16,6 +18,11 @@ from http_server import example_over
 from wire import MODERN, SERVERS, checked_client
 
 pytestmark = pytest.mark.timeout(90)
+
+
+class Name(BaseModel):
+    name: str
+
 
 SCRIPT = SERVERS / "tool_catalogue.py"
 
@@ -106,13 +113,6 @@ def test_tokens_and_ranking() -> None:
 
 @pytest.mark.parametrize("revision", ["2025-11-25", MODERN])
 async def test_call_tool_carries_elicitation(revision: str) -> None:
-    from pydantic import BaseModel
-
-    from toolwire import Context
-
-    class Name(BaseModel):
-        name: str
-
     mcp = Server("s")
 
     @mcp.tool()
