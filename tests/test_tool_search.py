@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import pytest
-
 from pydantic import BaseModel
 
 from toolwire import Context, Server
