@@ -1,4 +1,4 @@
-"""Tool search: a catalogue of 5,000 generated tools served as ``search_tools`` and
+"""Tool search: a catalogue of 3,000 generated tools served as ``search_tools`` and
 ``call_tool``, over stdio and HTTP in both eras, every message checked against the schema."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""A catalogue of 5,000 generated tools behind tool search (tests/test_tool_search.py):
-``{system}_{verb}_{thing}`` for 25 systems, 10 verbs and 20 things, each described in
+"""A catalogue of 3,000 generated tools behind tool search (tests/test_tool_search.py):
+``{system}_{verb}_{thing}`` for 15 systems, 10 verbs and 20 things, each described in
 words, plus a mounted server's tools."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ THINGS = [
     "user", "calendar_event", "document", "webhook", "product", "coupon", "subscription",
     "refund", "warehouse", "employee", "contract", "lead",
 ]  # fmt: skip
-SYSTEMS = [f"crm{i}" for i in range(25)]
+SYSTEMS = [f"crm{i}" for i in range(15)]
 
 mcp = Server("catalogue")
 
