@@ -94,6 +94,19 @@ def first() -> str:
     return "first note"
 
 
+@mcp.resource("notes://{name}/text", mime_type="text/plain")
+def note(name: str) -> str:
+    """A note by name."""
+    return f"note {name}"
+
+
+@mcp.tool()
+def add_note(name: str) -> str:
+    """Add a resource (the resource list changes)."""
+    mcp.add_resource(f"note {name}", f"notes://{name}", mime_type="text/plain")
+    return name
+
+
 @mcp.prompt()
 def summarize(text: str) -> str:
     """Summarize a text."""

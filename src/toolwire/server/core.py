@@ -52,6 +52,9 @@ class ServerCore:
     """Identity, options and the protocol-facing operations of a server."""
 
     methods: dict[str, Callable[[ServerConnection, Request], Any]] = METHODS
+    #: Called with the kind (tools, resources, prompts) whenever a list changes, connected
+    #: clients or not: how a server mounting this one keeps up (toolwire.server.mount).
+    list_listeners: Sequence[Callable[[str], None]] = ()
 
     def __init__(
         self,
@@ -310,6 +313,8 @@ class ServerCore:
         """Tell connected clients that the ``kind`` list (tools, resources, prompts) changed,
         once per burst of changes: from the event loop or, through it, from a sync function
         on a worker thread."""
+        for listener in self.list_listeners:
+            listener(kind)
         if kind in self._changes_pending or not self._connections:
             return
         try:

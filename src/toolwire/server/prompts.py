@@ -99,7 +99,12 @@ class PromptRegistry(ServerCore):
         for tools: another caller does not see it in ``prompts/list``, and ``prompts/get``
         and completion answer as for an unknown prompt.
         """
-        prompt = Prompt(fn, name=name, complete=complete, inject=(Context,), **metadata)
+        # a Prompt built beforehand (a mounted server's, renamed) is registered as it is
+        prompt = (
+            fn
+            if isinstance(fn, Prompt)
+            else Prompt(fn, name=name, complete=complete, inject=(Context,), **metadata)
+        )
         self.offers_prompts = True
         return self.prompt_registry.add(prompt)
 

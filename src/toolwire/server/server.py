@@ -82,6 +82,8 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     meaning and kept on :attr:`settings` (see :mod:`toolwire.server.sdk_options`).
     """
 
+    _mounts: Sequence[Any] = ()  # the servers mounted here (toolwire.server.mount)
+
     def __init__(
         self,
         name: str = "toolwire",
@@ -188,6 +190,8 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> Tool:
         """Register ``fn`` (a function, async function, bound method or callable) as a tool."""
+        if isinstance(fn, Tool):  # built beforehand (a derived or forwarded tool)
+            return self._add_built_tool(fn, name, options)
         options = {**self.tool_defaults, **options}
         view, visible_to = options.pop("app", None), options.pop("visible_to", None)
         audiences = None
@@ -213,6 +217,40 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
             serve_tasks(self)
         return self.tool_registry.add(tool)
+
+    def _add_built_tool(self, tool: Tool, name: str | None, options: Any) -> Tool:
+        if name is not None or options:
+            raise TypeError("add_tool(tool) takes no name nor options")
+        if self.provider is not None:
+            from .facing import face
+
+            face(tool, self.provider)
+        return self.tool_registry.add(tool)
+
+    def mount(self, server: ServerCore, prefix: str | None = None) -> None:
+        """Serve ``server``'s tools, resources and prompts here too, live (its later changes
+        show up, with ``list_changed``): names become ``{prefix}_{name}``, resource URIs
+        ``scheme://{prefix}/rest``; ``server`` may be a proxy (:meth:`proxy`). See
+        :mod:`toolwire.server.mount` and docs/composition.md."""
+        from .mount import mount
+
+        mount(self, server, prefix)
+
+    def transform_tool(self, tool: str, /, **changes: Any) -> Tool | None:
+        """Replace the tool named ``tool`` by one derived from it: ``name=``, ``title=``,
+        ``description=``, ``annotations=``, ``meta=``, ``tags=``, ``arguments={"old":
+        Arg(...)}``, ``wrap=`` (:func:`toolwire.server.transforms.derive_tool`); a mounted
+        tool is transformed whenever its mount registers it."""
+        from .transforms import transform_tool
+
+        return transform_tool(self, tool, changes)
+
+    def enable_tool_search(self, **options: Any) -> Any:
+        """Show the model ``search_tools`` and ``call_tool`` instead of the whole catalogue
+        (:mod:`toolwire.server.tool_search`, docs/composition.md)."""
+        from .tool_search import enable_tool_search
+
+        return enable_tool_search(self, **options)
 
     @overload
     def app(self, uri: str, /, html: None = None, **options: Any) -> Callable[[F], F]: ...
@@ -366,6 +404,13 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         if self.apps is not None:
             self.apps.check()
         await super().start()
+        for mounted in self._mounts:
+            await mounted.start()
+
+    async def stop(self) -> None:
+        await super().stop()
+        for mounted in self._mounts:
+            await mounted.stop()
 
     # ------------------------------------------------------------ protocol side
 

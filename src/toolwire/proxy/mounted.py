@@ -1,0 +1,206 @@
+"""A proxy mounted on a toolwire server (``mcp.mount(Server.proxy(...), prefix=...)``):
+the upstream's tools, resources, templates and prompts as components of the mounting
+server (tools are :class:`~toolwire.server.transforms.ForwardedTool` objects), so that its
+middleware, visibility, auth and transforms apply to them.
+
+Listings come from the proxy's shared upstream connection (all their pages); a tool call
+goes up on that connection as the proxy forwards its own ``tools/call``, with the mounting
+server's :class:`~toolwire.Context`: the upstream's progress, log messages, elicitation and
+sampling reach the client that called, and its cancellation reaches the upstream. Reads
+and prompts go up as they are (prompt arguments and template variables are checked there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..prompts import Prompt
+from ..resources import Resource, ResourceTemplate
+from ..server.session import Request
+from ..server.transforms import ForwardedTool
+from .server import ProxyServer, _plain
+from .upstream import JSON
+
+LISTS = {  # kind: (upstream method, result key, id key, capability)
+    "tools": ("tools/list", "tools", "name", "tools"),
+    "resources": ("resources/list", "resources", "uri", "resources"),
+    "templates": ("resources/templates/list", "resourceTemplates", "uriTemplate", "resources"),
+    "prompts": ("prompts/list", "prompts", "name", "prompts"),
+}
+
+
+def _upstream(proxy: ProxyServer) -> Any:
+    return proxy.upstream_for(None)  # type: ignore[arg-type]  # shared: no connection needed
+
+
+async def definitions(proxy: ProxyServer, kind: str) -> dict[str, JSON]:
+    """The upstream's ``kind`` list (all its pages), by name, URI or URI template."""
+    method, key, ident, capability = LISTS[kind]
+    upstream = _upstream(proxy)
+    await upstream.client()
+    if not upstream.offers(capability):
+        return {}
+    items = await upstream.listing(kind, method, key)
+    return {item[ident]: item for item in items if isinstance(item.get(ident), str)}
+
+
+def upstream_component(proxy: ProxyServer, kind: str, definition: JSON, named: str) -> Any:
+    """The component registered for an upstream's ``definition`` under ``named`` (a name,
+    or for resources and templates a URI)."""
+    if kind == "tools":
+        return upstream_tool(proxy, definition, named)
+    if kind == "prompts":
+        return UpstreamPrompt(proxy, definition, named)
+    if kind == "resources":
+        return UpstreamResource(proxy, definition, named)
+    return UpstreamTemplate(proxy, definition, named)
+
+
+def _text(definition: JSON, key: str) -> str | None:
+    value = definition.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _metadata(definition: JSON) -> JSON:
+    icons, meta, annotations = (definition.get(k) for k in ("icons", "_meta", "annotations"))
+    return {
+        "title": _text(definition, "title"),
+        "description": _text(definition, "description"),
+        "mime_type": _text(definition, "mimeType"),
+        "annotations": annotations if isinstance(annotations, dict) else None,
+        "icons": icons if isinstance(icons, list) else None,
+        "meta": meta if isinstance(meta, dict) else None,
+    }
+
+
+async def _read(proxy: ProxyServer, upstream_uri: str, uri: str) -> list[JSON]:
+    result = await _upstream(proxy).request("resources/read", {"uri": upstream_uri})
+    contents = [c for c in result.get("contents") or () if isinstance(c, dict)]
+    return [{**c, "uri": uri} if c.get("uri") == upstream_uri else c for c in contents]
+
+
+class UpstreamResource(Resource):
+    """An upstream resource, read through the proxy's shared upstream connection."""
+
+    def __init__(self, proxy: ProxyServer, definition: JSON, uri: str) -> None:
+        size = definition.get("size")
+        super().__init__(
+            "",
+            uri,
+            name=_text(definition, "name"),
+            size=size if isinstance(size, int) and not isinstance(size, bool) else None,
+            **_metadata(definition),
+        )
+        self.proxy, self.upstream_uri = proxy, definition["uri"]
+
+    async def read(
+        self, uri: str, variables: JSON, injected: Any, run_sync: Any, *, mask_errors: bool
+    ) -> list[JSON]:
+        return await _read(self.proxy, self.upstream_uri, uri)
+
+
+def _variables(**variables: str) -> None:  # pragma: no cover - never called
+    return None
+
+
+class UpstreamTemplate(ResourceTemplate):
+    """An upstream resource template: a URI it matches here is read upstream without the
+    mount's prefix."""
+
+    def __init__(self, proxy: ProxyServer, definition: JSON, uri_template: str) -> None:
+        super().__init__(
+            _variables, uri_template, name=_text(definition, "name"), **_metadata(definition)
+        )
+        self.proxy = proxy
+        self.upstream_template = definition["uriTemplate"]
+        self.head = uri_template[: uri_template.find("{")]
+        self.upstream_head = self.upstream_template[: self.upstream_template.find("{")]
+
+    async def read(
+        self, uri: str, variables: JSON, injected: Any, run_sync: Any, *, mask_errors: bool
+    ) -> list[JSON]:
+        upstream_uri = self.upstream_head + uri[len(self.head) :]
+        return await _read(self.proxy, upstream_uri, uri)
+
+
+def _arguments(**arguments: str) -> None:  # pragma: no cover - never called
+    return None
+
+
+class UpstreamPrompt(Prompt):
+    """An upstream prompt: its arguments are checked upstream."""
+
+    def __init__(self, proxy: ProxyServer, definition: JSON, name: str) -> None:
+        icons, meta = definition.get("icons"), definition.get("_meta")
+        super().__init__(
+            _arguments,
+            name=name,
+            title=_text(definition, "title"),
+            description=_text(definition, "description"),
+            icons=icons if isinstance(icons, list) else None,
+            meta=meta if isinstance(meta, dict) else None,
+        )
+        self.proxy, self.upstream_name = proxy, definition["name"]
+        arguments = definition.get("arguments")
+        if isinstance(arguments, list):
+            self.definition = {**self.definition, "arguments": arguments}
+
+    async def render(
+        self, kwargs: dict[str, Any], injected: Any, run_sync: Any, *, mask_errors: bool
+    ) -> JSON:
+        params = {"name": self.upstream_name, "arguments": kwargs}
+        return _plain(await _upstream(self.proxy).request("prompts/get", params))
+
+
+def upstream_tool(proxy: ProxyServer, definition: JSON, name: str) -> ForwardedTool:
+    """A tool named ``name`` here whose calls go to the upstream's ``definition["name"]``."""
+    upstream_name = definition["name"]
+    output = definition.get("outputSchema")
+    schema = definition.get("inputSchema")
+
+    async def forward(
+        arguments: JSON,
+        context: Any,
+        run_sync: Any,
+        mask_errors: bool,
+        timeout: float | None,
+        on_timeout: Callable[[], None] | None,
+    ) -> JSON:
+        asked = context.request
+        params = {**asked.params, "name": upstream_name, "arguments": arguments}
+        request = Request(
+            asked.id,
+            "tools/call",
+            params,
+            asked.features,
+            asked.meta,
+            asked.capabilities,
+            asked.client_info,
+            asked.log_level,
+        )
+        request.identity = asked.identity
+        result = await proxy._forward_call(_upstream(proxy), context, request, False)
+        return _plain(result)
+
+    annotations = definition.get("annotations")
+    return ForwardedTool(
+        forward,
+        name=name,
+        input_schema=schema if isinstance(schema, dict) else {"type": "object"},
+        output_schema=output if isinstance(output, dict) else None,
+        structured=True,
+        needs_context=True,
+        title=definition.get("title") if isinstance(definition.get("title"), str) else None,
+        description=definition.get("description")
+        if isinstance(definition.get("description"), str)
+        else None,
+        annotations={k: v for k, v in annotations.items() if k in _ANNOTATIONS}
+        if isinstance(annotations, dict)
+        else None,
+        meta=definition.get("_meta") if isinstance(definition.get("_meta"), dict) else None,
+        icons=definition.get("icons") if isinstance(definition.get("icons"), list) else None,
+    )
+
+
+_ANNOTATIONS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}

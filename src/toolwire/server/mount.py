@@ -1,0 +1,283 @@
+"""Mounted servers: ``mcp.mount(other, prefix="weather")``.
+
+Each tool, resource, resource template and prompt of ``other`` becomes a component of
+``mcp``'s own registries, so everything ``mcp`` applies to its components applies to them:
+middleware, visibility, tags, scopes and auth, paging, transforms, tool search.
+
+* **Names.** With a prefix, a tool or prompt ``forecast`` is ``weather_forecast``: the form
+  the :class:`~toolwire.Host` gives a name two servers share
+  (:func:`toolwire.protocol.naming.prefixed_name`: only ``A-Za-z0-9_-``, cut and hashed past
+  64 characters, so every LLM API takes it). A resource ``data://today`` is
+  ``data://weather/today`` and a template ``data://{day}`` is ``data://weather/{day}``: the
+  prefix becomes the URI's authority (``scheme:rest`` without ``//`` becomes
+  ``scheme:weather/rest``), a URI any client takes, whose scheme still says what it is.
+  Without a prefix, names and URIs stay as they are and one already taken is a
+  :class:`~toolwire.errors.RegistrationError`.
+* **Live.** The mounted server tells its mounts about each change of its lists
+  (``ServerCore.list_listeners``): its components are registered again, and ``mcp``'s
+  clients get ``notifications/*/list_changed``.
+* **Calls.** A mounted toolwire server's tool runs in ``mcp``'s call, with ``mcp``'s
+  :class:`~toolwire.Context`: progress, logs, elicitation, sampling and cancellation reach
+  ``mcp``'s client. Its resources and prompts are its own functions, registered again.
+* **Proxies.** A mounted :meth:`Server.proxy <toolwire.Server.proxy>` lists the upstream's
+  tools when ``mcp`` starts serving and again when the upstream says they changed; its
+  calls go upstream through one connection shared by all of ``mcp``'s sessions, carrying
+  progress, logs and questions both ways (:mod:`toolwire.proxy.mounted`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import logging
+import re
+from typing import Any
+
+from ..errors import RegistrationError
+from ..protocol.naming import prefixed_name
+from ..tools import Tool
+from .transforms import ForwardedTool, rules_of, running
+
+logger = logging.getLogger("toolwire")
+
+_PREFIX = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def prefixed_uri(prefix: str, uri: str) -> str:
+    """``scheme://rest`` -> ``scheme://{prefix}/rest``; ``scheme:rest`` -> ``scheme:{prefix}/rest``."""
+    scheme, sep, rest = uri.partition("://")
+    if sep:
+        return f"{scheme}://{prefix}/{rest}"
+    scheme, sep, rest = uri.partition(":")
+    return f"{scheme}:{prefix}/{rest}" if sep else f"{prefix}/{uri}"
+
+
+def mount(outer: Any, inner: Any, prefix: str | None) -> Mount:
+    if inner is outer:
+        raise RegistrationError("A server cannot be mounted on itself")
+    if prefix is not None and (not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix)):
+        raise RegistrationError(
+            f"Invalid mount prefix {prefix!r}: use 1-64 characters of A-Z, a-z, 0-9, '_' and '-'"
+        )
+    if any(m.inner is inner for m in outer._mounts):
+        raise RegistrationError(f"The server {inner.name!r} is already mounted here")
+    mounted = Mount(outer, inner, prefix)
+    try:
+        mounted.sync_local()  # clashes show now, before anything is attached
+    except RegistrationError:
+        mounted.unregister()
+        raise
+    outer._mounts = [*outer._mounts, mounted]
+    inner.list_listeners = [*inner.list_listeners, mounted.changed]
+    return mounted
+
+
+class Mount:
+    """One server mounted on another, and what it registered there."""
+
+    def __init__(self, outer: Any, inner: Any, prefix: str | None) -> None:
+        self.outer = outer
+        self.inner = inner
+        self.prefix = prefix
+        self.proxied = hasattr(inner, "upstream_for")
+        if self.proxied:
+            inner.shared = True  # one upstream connection serves every session of outer
+        # per kind: the id in inner -> (what it was built from, the id registered in outer)
+        self.registered: dict[str, dict[str, tuple[Any, str]]] = {
+            "tools": {},
+            "resources": {},
+            "templates": {},
+            "prompts": {},
+        }
+        self._syncing: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------ names
+
+    def name(self, name: str) -> str:
+        return name if self.prefix is None else prefixed_name(self.prefix, name)
+
+    def uri(self, uri: str) -> str:
+        return uri if self.prefix is None else prefixed_uri(self.prefix, uri)
+
+    def renamed(self, registered: str, now: str) -> None:
+        """The outer server replaced the tool ``registered`` by ``now`` (a transform)."""
+        tools = self.registered["tools"]
+        for key, (source, name) in tools.items():
+            if name == registered:
+                tools[key] = (source, now)
+
+    def unregister(self) -> None:
+        """Take back everything this mount registered."""
+        outer = self.outer
+        for kind, done in self.registered.items():
+            for _, name in done.values():
+                if kind == "tools":
+                    outer.remove_tool(name)
+                elif kind == "prompts":
+                    outer.remove_prompt(name)
+                else:
+                    outer.remove_resource(name)
+            done.clear()
+
+    # ------------------------------------------------------------ changes
+
+    def changed(self, kind: str) -> None:
+        """The mounted server's ``kind`` list changed."""
+        if not self.proxied:
+            self.sync_local(kind)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self.sync_proxied(kind))
+        self._syncing.add(task)
+        task.add_done_callback(self._syncing.discard)
+
+    async def start(self) -> None:
+        await self.inner.start()
+        if self.proxied:
+            await self.sync_proxied()
+
+    async def stop(self) -> None:
+        await self.inner.stop()
+
+    def _sync(self, kind: str, desired: dict[str, Any], build: Any, strict: bool = True) -> None:
+        """Register what ``desired`` (id in the mounted server -> source) holds and drop what
+        it no longer does; a source that changed (another object, another definition) is
+        built again."""
+        outer, done = self.outer, self.registered[kind]
+        remove = {"tools": outer.remove_tool, "prompts": outer.remove_prompt}.get(
+            kind, outer.remove_resource
+        )
+        for key, (source, registered) in list(done.items()):
+            if desired.get(key) is not source:
+                del done[key]
+                with contextlib.suppress(KeyError):  # already gone (removed by hand)
+                    remove(registered)
+        rules = rules_of(outer) if kind == "tools" else None
+        for key, source in desired.items():
+            if key in done:
+                continue
+            try:
+                done[key] = (source, self._register(kind, build(key, source), rules))
+            except RegistrationError as exc:
+                if strict:
+                    raise
+                # an upstream's component that cannot be served here (a clash, a bad name)
+                logger.warning("Mounted proxy %r: %s", self.inner.name, exc)
+
+    def _register(self, kind: str, item: Any, rules: Any) -> str:
+        outer = self.outer
+        if rules is not None:
+            item = rules.apply(item)
+            outer.add_tool(item)
+            return str(item.name)
+        if kind == "prompts":
+            outer.add_prompt(item)
+            return str(item.name)
+        outer.add_resource(item)
+        return str(item.uri if kind == "resources" else item.uri_template)
+
+    # ------------------------------------------------------------ a toolwire server
+
+    def sync_local(self, kind: str | None = None) -> None:
+        if self.proxied:
+            return
+        inner = self.inner
+        if kind in (None, "tools") and hasattr(inner, "tools"):
+            shown = [tool for tool in inner.tools if _shows(inner, tool)]
+            self._sync("tools", {tool.name: tool for tool in shown}, self._local_tool)
+        if kind in (None, "resources") and hasattr(inner, "resources"):
+            self._sync("resources", {r.uri: r for r in inner.resources}, self._local_resource)
+            templates = {t.uri_template: t for t in inner.resource_templates}
+            self._sync("templates", templates, self._local_template)
+        if kind in (None, "prompts") and hasattr(inner, "prompts"):
+            self._sync("prompts", {p.name: p for p in inner.prompts}, self._local_prompt)
+
+    def _local_tool(self, key: str, tool: Tool) -> Tool:
+        return ForwardedTool(
+            running(tool),
+            name=self.name(key),
+            input_schema=tool.schema.input_schema,
+            output_schema=tool.schema.output_schema,
+            wraps_result=tool.schema.wraps_result,
+            structured=tool.structured,
+            needs_context=bool(tool.schema.injected),
+            title=tool.title,
+            description=tool.description,
+            annotations=tool.annotations,
+            meta=tool.meta,
+            icons=tool.icons,
+            tags=tool.tags,
+            scopes=tool.scopes,
+            auth=tool.auth,
+            sensitive=tool.sensitive,
+            original=tool,
+        )
+
+    # A mounted server's resources and prompts are its own objects (their functions,
+    # completers, access rules), copied under the prefixed URI or name.
+
+    def _local_resource(self, key: str, source: Any) -> Any:
+        item = copy.copy(source)
+        item.uri = self.uri(key)
+        item.definition = item._definition()
+        return item
+
+    def _local_template(self, key: str, source: Any) -> Any:
+        from ..resources.uri_template import UriTemplate
+
+        item = copy.copy(source)
+        item.uri_template = self.uri(key)
+        item.template = UriTemplate(item.uri_template)
+        item.definition = item._definition()
+        return item
+
+    def _local_prompt(self, key: str, source: Any) -> Any:
+        prompt = copy.copy(source)
+        prompt.name = self.name(key)
+        prompt.definition = prompt._definition()
+        return prompt
+
+    # ------------------------------------------------------------ a proxy
+
+    async def sync_proxied(self, kind: str | None = None) -> None:
+        """List what the upstream offers (through the proxy) and register it."""
+        import importlib
+
+        mounted = importlib.import_module("toolwire.proxy.mounted")
+        kinds: tuple[str, ...] = ("tools", "resources", "templates", "prompts")
+        if kind is not None:
+            kinds = (kind,)
+        if kind == "resources":
+            kinds = ("resources", "templates")
+        for each in kinds:
+            try:
+                definitions = await mounted.definitions(self.inner, each)
+            except Exception as exc:  # the upstream is unreachable: nothing of it is served
+                logger.warning(
+                    "Mounted proxy %r: cannot list its %s: %s", self.inner.name, each, exc
+                )
+                return
+            previous = {key: source for key, (source, _) in self.registered[each].items()}
+            desired = {}
+            for key, definition in definitions.items():
+                kept = previous.get(key)
+                desired[key] = kept if kept == definition else definition
+
+            def build(key: str, definition: Any, each: str = each) -> Any:
+                named = self.name(key) if each in ("tools", "prompts") else self.uri(key)
+                return mounted.upstream_component(self.inner, each, definition, named)
+
+            self._sync(each, desired, build, strict=False)
+
+
+def _shows(server: Any, tool: Tool) -> bool:
+    """The mounted server itself would list ``tool`` (enabled, kept by its tag filters)."""
+    include = getattr(server, "include_tags", None)
+    exclude: frozenset[str] = getattr(server, "exclude_tags", frozenset())
+    return (
+        tool.enabled and (include is None or bool(tool.tags & include)) and not tool.tags & exclude
+    )

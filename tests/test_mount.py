@@ -1,0 +1,216 @@
+"""``Server.mount``: another server's tools, resources and prompts served live, prefixed.
+
+Over real transports (the mounting server as a stdio subprocess, and on uvicorn), in both
+eras, every message checked against the negotiated revision's schema. The mounting server
+(tests/servers/mount_outer.py) mounts a toolwire server and a proxy of a stdio toolwire
+server (tests/servers/proxy_upstream.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from toolwire import Client, Server
+from toolwire.client.naming import assign_names
+from toolwire.errors import RegistrationError
+from toolwire.protocol.naming import NAME_PATTERN, prefixed_name
+from toolwire.server.mount import prefixed_uri
+
+from http_server import example_over
+from wire import MODERN, SERVERS, checked_client
+
+pytestmark = pytest.mark.timeout(60)
+
+SCRIPT = SERVERS / "mount_outer.py"
+TRANSPORTS = ["stdio", "http"]
+ERAS = ["2025-11-25", MODERN]
+
+
+def answer(params: dict[str, Any]) -> dict[str, Any]:
+    return {"action": "accept", "content": {"city": "Oslo", "name": "Ada"}}
+
+
+@contextlib.asynccontextmanager
+async def outer(transport: str, revision: str, **options: Any) -> AsyncIterator[Client]:
+    with example_over(SCRIPT, transport) as target:
+        async with checked_client(
+            target, revision, elicitation_handler=answer, **options
+        ) as client:
+            yield client
+
+
+def waiter(client: Client, method: str) -> asyncio.Event:
+    """An event set each time ``client`` receives the notification ``method`` (cleared by
+    the test before the next change)."""
+    seen = asyncio.Event()
+    receive = client._notification
+
+    async def spy(message: dict[str, Any]) -> None:
+        await receive(message)
+        if message.get("method") == method:
+            seen.set()
+
+    client._notification = spy  # type: ignore[method-assign]
+    return seen
+
+
+async def tool_names(client: Client) -> list[str]:
+    return [tool["name"] for tool in await client.list_tools()]
+
+
+@pytest.mark.parametrize("revision", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_mounted_server_is_served_with_its_prefix(transport: str, revision: str) -> None:
+    progress: list[tuple[Any, ...]] = []
+    logs: list[dict[str, Any]] = []
+    async with outer(transport, revision, log_handler=logs.append, log_level="info") as client:
+        names = await tool_names(client)
+        assert "weather_where" in names and "paris_forecast" in names
+        assert "weather_secret" not in names  # the mounting server's visibility applies
+        assert "weather_forecast" not in names  # replaced by its transform
+        # progress and logs of the mounted tool reach this client
+        result = await client.call_tool(
+            "paris_forecast", {"n": 2}, progress=lambda *values: progress.append(values)
+        )
+        assert result.structured == {"city": "Paris", "days": 2, "sky": "clear"}
+        assert progress == [(1, 2, "day 1"), (2, 2, "day 2")]
+        assert [log["data"] for log in logs] == ["forecast for Paris"]
+        # elicitation crosses the mount (a 2026-07-28 client answers an input_required round)
+        assert (await client.call_tool("weather_where")).text == "Weather for Oslo"
+        with pytest.raises(Exception, match="weather_secret"):
+            await client.call_tool("weather_secret")
+        # resources: scheme://prefix/rest
+        resources = await client.list_resources()
+        assert [r["uri"] for r in resources] == ["weather://weather/today", "notes://up/first"]
+        read = await client.read_resource("weather://weather/today")
+        assert read.text == "sunny" and read.contents[0]["uri"] == "weather://weather/today"
+        templates = await client.list_resource_templates()
+        assert [t["uriTemplate"] for t in templates] == [
+            "weather://weather/{city}/week",
+            "notes://up/{name}/text",
+        ]
+        assert (await client.read_resource("weather://weather/oslo/week")).text == (
+            "a week of sun in oslo"
+        )
+        # prompts: prefix_name
+        assert [p["name"] for p in await client.list_prompts()] == ["weather_plan", "up_summarize"]
+        prompt = await client.get_prompt("weather_plan", {"city": "Rome"})
+        assert prompt.messages[0]["content"]["text"] == "Plan a day out in Rome"
+        # the mounting server's middleware saw the mounted tools' calls
+        seen = (await client.call_tool("seen")).structured["result"]
+        assert seen[:2] == ["paris_forecast", "weather_where"]
+
+
+@pytest.mark.parametrize("revision", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_changes_in_the_mounted_server_show_up(transport: str, revision: str) -> None:
+    async with outer(transport, revision) as client:
+        changed = waiter(client, "notifications/tools/list_changed")
+        if revision == MODERN:
+            await client.listen(tools_list_changed=True)
+        assert "weather_fresh" not in await tool_names(client)
+        await client.call_tool("grow_weather", {"name": "fresh"})
+        await asyncio.wait_for(changed.wait(), 15)
+        assert "weather_fresh" in await tool_names(client)
+        assert (await client.call_tool("weather_fresh")).text == "I am fresh"
+        changed.clear()
+        await client.call_tool("shrink_weather", {"name": "fresh"})
+        await asyncio.wait_for(changed.wait(), 15)
+        assert "weather_fresh" not in await tool_names(client)
+
+
+@pytest.mark.parametrize("revision", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_mounted_proxy_of_a_stdio_server(transport: str, revision: str) -> None:
+    progress: list[tuple[Any, ...]] = []
+    logs: list[dict[str, Any]] = []
+    async with outer(transport, revision, log_handler=logs.append, log_level="debug") as client:
+        names = await tool_names(client)
+        assert {"up_steps", "up_greet", "add_twice"} <= set(names) and "up_add" not in names
+        result = await client.call_tool(
+            "up_steps", {"count": 2}, progress=lambda *values: progress.append(values)
+        )
+        assert result.text == "2 steps"
+        assert progress == [(1, 2, "step 1 of 2"), (2, 2, "step 2 of 2")]
+        assert [log["data"] for log in logs] == ["step 1", "step 2"]
+        assert (await client.call_tool("up_greet")).text == "Hello Ada"
+        failed = await client.call_tool("up_fail")
+        assert failed.is_error and failed.text == "it failed"
+        # cancellation reaches the upstream
+        started = asyncio.Event()
+        call = asyncio.ensure_future(
+            client.call_tool("up_wait_forever", progress=lambda *values: started.set())
+        )
+        await asyncio.wait_for(started.wait(), 15)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert (await client.call_tool("up_was_cancelled")).structured == {"result": True}
+        # the upstream's list changes reach this client
+        changed = waiter(client, "notifications/tools/list_changed")
+        if revision == MODERN:
+            await client.listen(tools_list_changed=True)
+        await client.call_tool("up_grow")
+        await asyncio.wait_for(changed.wait(), 15)
+        assert "up_grown" in await tool_names(client)
+        assert (await client.call_tool("up_grown")).text == "new"
+        # the upstream's resources, templates and prompts, prefixed
+        read = await client.read_resource("notes://up/first")
+        assert read.text == "first note" and read.contents[0]["uri"] == "notes://up/first"
+        read = await client.read_resource("notes://up/tuesday/text")
+        assert read.text == "note tuesday" and read.contents[0]["uri"] == "notes://up/tuesday/text"
+        (summarize,) = [p for p in await client.list_prompts() if p["name"] == "up_summarize"]
+        assert summarize["arguments"] == [{"name": "text", "required": True}]
+        prompt = await client.get_prompt("up_summarize", {"text": "x"})
+        assert prompt.messages[0]["content"]["text"] == "Summarize: x"
+        resources_changed = waiter(client, "notifications/resources/list_changed")
+        if revision == MODERN:
+            await client.listen(tools_list_changed=True, resources_list_changed=True)
+        await client.call_tool("up_add_note", {"name": "extra"})
+        await asyncio.wait_for(resources_changed.wait(), 15)
+        uris = [r["uri"] for r in await client.list_resources()]
+        assert "notes://up/extra" in uris
+        assert (await client.read_resource("notes://up/extra")).text == "note extra"
+
+
+def test_prefixed_names_follow_the_hosts_rule() -> None:
+    # the Host's name for a name two servers share is the mount's prefixed name
+    shared = assign_names([("weather", "forecast"), ("other", "forecast")])
+    assert shared[("weather", "forecast")] == prefixed_name("weather", "forecast")
+    assert prefixed_name("weather", "forecast") == "weather_forecast"
+    long = prefixed_name("a" * 40, "b" * 40)
+    assert len(long) <= 64 and NAME_PATTERN.fullmatch(long)
+    assert long == assign_names([("a" * 40, "b" * 40), ("c", "b" * 40)])[("a" * 40, "b" * 40)]
+    assert prefixed_uri("w", "data://today") == "data://w/today"
+    assert prefixed_uri("w", "file:///etc/x") == "file://w//etc/x"
+    assert prefixed_uri("w", "urn:isbn:1") == "urn:w/isbn:1"
+
+
+def test_clashes_and_bad_prefixes_are_registration_errors() -> None:
+    inner = Server("inner")
+    inner.add_tool(lambda: "w", name="alpha")
+    inner.add_tool(lambda: "x", name="ping")
+    inner.add_prompt(lambda: "p", name="hello")
+    mcp = Server("outer")
+    mcp.add_tool(lambda: "y", name="ping")
+    with pytest.raises(RegistrationError, match="'ping' is already registered"):
+        mcp.mount(inner)
+    assert [t.name for t in mcp.tools] == ["ping"]  # nothing of it stays behind
+    with pytest.raises(RegistrationError, match="Invalid mount prefix"):
+        mcp.mount(inner, prefix="has space")
+    with pytest.raises(RegistrationError, match="on itself"):
+        mcp.mount(mcp)
+    mcp.mount(inner, prefix="in")
+    assert {t.name for t in mcp.tools} == {"ping", "in_alpha", "in_ping"}
+    assert [p.name for p in mcp.prompts] == ["in_hello"]
+    with pytest.raises(RegistrationError, match="already mounted"):
+        mcp.mount(inner, prefix="again")
+    other = Server("other")
+    other.add_tool(lambda: "z", name="in_ping")
+    with pytest.raises(RegistrationError, match="'in_ping' is already registered"):
+        mcp.mount(other)
