@@ -42,7 +42,10 @@ class Answering:
     ) -> None:
         """JSON when the answer is all there is; SSE when other messages come first."""
         session_id = session.id if session is not None and not self.stateless else None
-        if not wants_json:
+        if not wants_json and not (
+            # refused at once (2026-07-28: -32600 400, -32601 404 ...): the status says it
+            reply.answered and status_of(stream.events[-1][1], legacy=session is not None) != 200
+        ):
             await self._stream(
                 stream, receive, send, resumable=resumable, session_id=session_id, reply=reply
             )
