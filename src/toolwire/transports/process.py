@@ -143,6 +143,16 @@ class SubprocessTransport(QueueReceiver):
         self.process.stdin.write(data + b"\n")
         await self.process.stdin.drain()
 
+    def send_now(self, data: bytes) -> bool:
+        """Write ``data`` at once if nothing is waiting to be written before it (no
+        backpressure to wait for); False: nothing was written, use :meth:`send`."""
+        process = self.process
+        stdin = process.stdin if process is not None else None
+        if stdin is None or stdin.is_closing() or stdin.transport.get_write_buffer_size():
+            return False
+        stdin.write(data + b"\n")
+        return True
+
     async def close(self, timeout: float = 2.0) -> None:
         process = self.process
         if process is None:
