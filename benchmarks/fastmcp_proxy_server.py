@@ -18,8 +18,12 @@ from fastmcp.client.transports import StdioTransport
 from fastmcp.server import create_proxy
 
 HERE = Path(__file__).resolve()
-PYTHON = os.environ.get("BENCH_UPSTREAM_PYTHON") or str(HERE.parents[1] / ".venv" / "bin" / "python")
-UPSTREAM = StdioTransport(PYTHON, [str(HERE.with_name("bench_server.py")), "stdio"], env=dict(os.environ))
+PYTHON = os.environ.get("BENCH_UPSTREAM_PYTHON") or str(
+    HERE.parents[1] / ".venv" / "bin" / "python"
+)
+UPSTREAM = StdioTransport(
+    PYTHON, [str(HERE.with_name("bench_server.py")), "stdio"], env=dict(os.environ)
+)
 
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
