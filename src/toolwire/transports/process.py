@@ -22,6 +22,9 @@ import orjson
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
 
 STREAM_LIMIT = 1024 * 1024  # the pipe reader's buffer: lines past it are read in pieces
+#: The most one read of the server's stdout takes. asyncio's 256 KiB is above malloc's mmap
+#: threshold, so each read of an answer would map, remap and unmap fresh memory.
+READ_SIZE = 64 * 1024
 #: The id of a response whose ``id`` comes first (or right after ``"jsonrpc"``).
 LEADING_ID = re.compile(
     rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]*")\s*,'
@@ -99,6 +102,9 @@ class SubprocessTransport(QueueReceiver):
             cwd=self.cwd,
         )
         self.process = asyncio.subprocess.Process(self._pipes, protocol, loop)
+        stdout: Any = self._pipes.get_pipe_transport(1)
+        if stdout is not None and hasattr(stdout, "max_size"):
+            stdout.max_size = READ_SIZE
         self._reader = asyncio.create_task(self._read())
 
     def _received(self, data: bytes) -> None:
