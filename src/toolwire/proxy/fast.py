@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from .server import ProxyConnection, ProxyServer
 
 _CALL_TOOL = METHODS["tools/call"]
-_ROUNDS = ("_meta", "inputResponses", "requestState")
 
 
 def start(server: ProxyServer, connection: ProxyConnection, message: JSON, reply: Reply) -> bool:
@@ -37,7 +36,12 @@ def start(server: ProxyServer, connection: ProxyConnection, message: JSON, reply
     if server.middleware or dict.get(server.methods, "tools/call") is not _CALL_TOOL:
         return False
     params = message.get("params")
-    if type(params) is not dict or any(key in params for key in _ROUNDS):
+    if (
+        type(params) is not dict
+        or "_meta" in params
+        or "inputResponses" in params
+        or "requestState" in params
+    ):
         return False
     arguments = params.get("arguments")
     if not isinstance(params.get("name"), str) or not (
@@ -110,10 +114,11 @@ class FastCall:
         )
         request.identity = connection.identity
         self.request = request
-        self.call = Call(connection.context_for(request))
+        context = connection.context_for(request)
+        self.call = Call(context)  # (no task of its own: see _rounds)
         upstream.calls.append(self.call)
         client._pending[uid] = self
-        loop = asyncio.get_running_loop()
+        loop = context._loop
         self.marker: asyncio.Future[None] = loop.create_future()
         connection.in_flight[mid] = self.marker
         connection.fast_calls[mid] = self

@@ -350,7 +350,7 @@ class ProxyServer(ServerCore):
     ) -> JSON:
         client = await upstream.client()
         params = _forwarded(request.params, keep_rounds=direct)
-        call = Call(context)
+        call = Call(context, asyncio.current_task())
         token: str | None = None
         if context.progress_token is not None:
             token = f"proxy-{next(_tokens)}"
