@@ -60,6 +60,18 @@ async def wait_forever(ctx: Context) -> str:
 
 
 @mcp.tool()
+async def wait_logged(ctx: Context) -> str:
+    """Wait until cancelled (it says it started with a log message)."""
+    await ctx.info("started")
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
+    return "never"
+
+
+@mcp.tool()
 async def was_cancelled() -> bool:
     """Whether a wait_forever call was cancelled (waits up to 10 s for it)."""
     try:

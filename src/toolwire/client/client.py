@@ -489,8 +489,17 @@ class Client(
         params = dict(params or {})
         if not self.modern:
             return await self._request(method, params, timeout)
-        for _ in range(MAX_INPUT_ROUNDS):
-            result = await self._request(method, self._modern_params(params), timeout)
+        result = await self._request(method, self._modern_params(params), timeout)
+        return await self._rounds(method, params, result, timeout)
+
+    async def _rounds(
+        self, method: str, params: JSON, result: JSON, timeout: float | None = None
+    ) -> JSON:
+        """The final result of ``method`` (2026-07-28) whose first answer was ``result``: while
+        the server needs input, the client answers and asks again (MP-08)."""
+        for attempt in range(MAX_INPUT_ROUNDS):
+            if attempt:
+                result = await self._request(method, self._modern_params(params), timeout)
             if result.get("resultType", "complete") != "input_required":
                 return result
             # The server needs answers first: give them and ask again with a new id (MP-08).

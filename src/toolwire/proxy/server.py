@@ -23,7 +23,8 @@ from ..protocol import shaping
 from ..protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Features
 from ..server.core import ServerCore, unknown_tool
 from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
-from ..server.session import Request, ServerConnection
+from ..server.session import Reply, Request, ServerConnection
+from . import fast
 from .upstream import JSON, Call, Upstream, current_call, upstream_error
 
 _tokens = itertools.count(1)
@@ -92,7 +93,28 @@ class Methods(dict[str, Any]):
 
 
 class ProxyConnection(ServerConnection):
-    """A downstream connection that closes its upstream connection when it closes."""
+    """A downstream connection that closes its upstream connection when it closes, and
+    forwards a plain ``tools/call`` on the fast path (:mod:`toolwire.proxy.fast`)."""
+
+    def __init__(self, server: ProxyServer, send: Reply) -> None:
+        super().__init__(server, send)
+        self.fast_calls: dict[str | int, fast.FastCall] = {}
+
+    def _request(self, message: JSON, reply: Reply) -> None:
+        if (
+            message["method"] == "tools/call"
+            and self.features is not None
+            and fast.start(self.server, self, message, reply)  # type: ignore[arg-type]
+        ):
+            return
+        super()._request(message, reply)
+
+    def cancel(self, mid: str | int) -> None:
+        call = self.fast_calls.get(mid)
+        if call is None:
+            super().cancel(mid)
+        else:
+            call.cancel()
 
     def close(self) -> None:
         upstream = getattr(self, "upstream", None)
@@ -305,9 +327,14 @@ class ProxyServer(ServerCore):
             context._finish()
         if result.get("resultType") not in (None, "complete"):  # input_required, a task ...
             return _plain(result, keep_type=True)
+        return self.call_result(name, result, request.features)
+
+    @staticmethod
+    def call_result(name: str, result: JSON, features: Features) -> JSON:
+        """An upstream's complete ``tools/call`` result, shaped for the downstream revision."""
         if not isinstance(result.get("content"), list):
             raise unknown_tool(name, [])
-        return shaping.call_result(_plain(result), request.features)
+        return shaping.call_result(_plain(result) if "_meta" in result else result, features)
 
     @staticmethod
     async def _direct(upstream: Upstream, request: Request) -> bool:
@@ -323,7 +350,7 @@ class ProxyServer(ServerCore):
     ) -> JSON:
         client = await upstream.client()
         params = _forwarded(request.params, keep_rounds=direct)
-        call = Call(context)
+        call = Call(context, asyncio.current_task())
         token: str | None = None
         if context.progress_token is not None:
             token = f"proxy-{next(_tokens)}"

@@ -42,9 +42,9 @@ class Call:
 
     __slots__ = ("context", "needed", "task")
 
-    def __init__(self, context: Any) -> None:
+    def __init__(self, context: Any, task: asyncio.Task[Any] | None = None) -> None:
         self.context = context
-        self.task = asyncio.current_task()
+        self.task = task
         self.needed: BaseException | None = None
 
 

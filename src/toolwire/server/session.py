@@ -91,7 +91,7 @@ class ServerConnection:
         # Set by a transport whose requests may be answered on SSE streams the client can
         # resume (HTTP, legacy sessions): ends the connection carrying one (Context).
         self.close_sse: Callable[[str | int, int | None], bool] | None = None
-        self.in_flight: dict[str | int, asyncio.Task[None]] = {}
+        self.in_flight: dict[str | int, asyncio.Future[None]] = {}
         self._running: dict[str | int, Request] = {}  # the requests of in_flight, by id
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
         self.subscriptions: set[str] = set()  # resource URIs (legacy resources/subscribe)
@@ -182,7 +182,7 @@ class ServerConnection:
                 send(b"[" + b",".join(parts) + b"]")
 
         count = 0
-        calls: list[tuple[Request, asyncio.Task[None]]] = []  # the batch's calls still running
+        calls: list[tuple[Request, asyncio.Future[None]]] = []  # the batch's calls still running
         for message in batch:
             if (
                 isinstance(message, dict)

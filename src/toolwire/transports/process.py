@@ -22,17 +22,44 @@ import orjson
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
 
 STREAM_LIMIT = 1024 * 1024  # the pipe reader's buffer: lines past it are read in pieces
+#: The most one read of the server's stdout takes. asyncio's 256 KiB is above malloc's mmap
+#: threshold, so each read of an answer would map, remap and unmap fresh memory.
+READ_SIZE = 64 * 1024
 #: The id of a response whose ``id`` comes first (or right after ``"jsonrpc"``).
 LEADING_ID = re.compile(
     rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]*")\s*,'
 )
 
 
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """The subprocess's protocol: its stdout goes to :class:`SubprocessTransport` as it
+    arrives, split into lines there (stdin and stderr as asyncio's own protocol has them)."""
+
+    def __init__(self, owner: SubprocessTransport, limit: int) -> None:
+        super().__init__(limit=limit, loop=asyncio.get_running_loop())
+        self.owner = owner
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 1:
+            self.owner._received(data)  # type: ignore[arg-type]
+        else:
+            super().pipe_data_received(fd, data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        lost = self.owner._stdout_lost
+        if fd == 1 and lost is not None and not lost.done():
+            lost.set_result(None)
+        super().pipe_connection_lost(fd, exc)
+
+
 class SubprocessTransport(QueueReceiver):
     """Starts ``command`` and speaks to it over its stdin/stdout.
 
     The server's stderr is passed through to ours by default, or to ``stderr`` (a file).
-    Closing follows the spec's order (LC-14): close stdin, wait, terminate, kill.
+    Closing follows the spec's order (LC-14): close stdin, wait, terminate, kill. Lines
+    are split as the pipe delivers them, and each is handed to the client at once (an
+    answer it waits for resolves its request without a pass of a reader task); while
+    ``max_queued_bytes`` wait for the client, the pipe is not read.
     """
 
     def __init__(
@@ -53,75 +80,111 @@ class SubprocessTransport(QueueReceiver):
         self.process: asyncio.subprocess.Process | None = None
         self.ended_reason: str | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of the buffer known to hold no newline
+        self._dropping: bytes | None = None  # the start of an over-long line being dropped
+        self._stopped = False  # no more lines are read (the conversation cannot go on)
+        self._paused = False
+        self._pipes: asyncio.SubprocessTransport | None = None
+        self._stdout_lost: asyncio.Future[None] | None = None
 
     async def start(self) -> None:
-        self.process = await asyncio.create_subprocess_exec(
+        loop = asyncio.get_running_loop()
+        limit = min(self.max_message_bytes + 1, STREAM_LIMIT)
+        self._stdout_lost = loop.create_future()
+        self._pipes, protocol = await loop.subprocess_exec(
+            lambda: _Protocol(self, limit),
             *self.command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=self.stderr if self.stderr is not None else sys.stderr,
             env=self.env,
             cwd=self.cwd,
-            limit=min(self.max_message_bytes + 1, STREAM_LIMIT),
         )
+        self.process = asyncio.subprocess.Process(self._pipes, protocol, loop)
+        stdout: Any = self._pipes.get_pipe_transport(1)
+        if stdout is not None and hasattr(stdout, "max_size"):
+            stdout.max_size = READ_SIZE
         self._reader = asyncio.create_task(self._read())
 
+    def _received(self, data: bytes) -> None:
+        """Hand over the complete lines of what the pipe delivered."""
+        if self._stopped:
+            return
+        buffer = self._buffer
+        buffer += data
+        start = 0
+        while True:
+            end = buffer.find(b"\n", max(start, self._scanned))
+            if end < 0:
+                break
+            line, start = bytes(buffer[start : end + 1]), end + 1
+            self._scanned = start
+            if self._dropping is not None:  # the end of an over-long line
+                dropped, self._dropping = self._dropping, None
+                if not self._too_long(dropped):
+                    return
+            elif len(line) > self.max_message_bytes:  # a whole over-long line in one read
+                if not self._too_long(line[:256]):
+                    return
+            elif line.strip():
+                self.deliver(line)
+        del buffer[:start]
+        self._scanned = len(buffer)
+        if len(buffer) > self.max_message_bytes:  # a line too long to hold: dropped
+            if self._dropping is None:
+                self._dropping = bytes(buffer[:256])
+            buffer.clear()
+            self._scanned = 0
+        if self._queued_bytes >= self.max_queued_bytes and not self.ended:
+            self._reading(False)
+
+    def _reading(self, on: bool) -> None:
+        """Read the server's stdout or not (while the client has too much to read)."""
+        pipe: Any = self._pipes.get_pipe_transport(1) if self._pipes is not None else None
+        if pipe is None or on != self._paused:
+            return
+        self._paused = not on
+        with contextlib.suppress(RuntimeError):  # already closed
+            if on:
+                pipe.resume_reading()
+            else:
+                pipe.pause_reading()
+
+    async def receive(self) -> bytes | None:
+        data = await super().receive()
+        if self._paused and self._queued_bytes < self.max_queued_bytes:
+            self._reading(True)
+        return data
+
     async def _read(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        stdout = self.process.stdout
+        """Wait for the end of the server's stdout, then end the stream (saying why)."""
         try:
-            while True:
-                try:
-                    line = await stdout.readuntil(b"\n")
-                except asyncio.IncompleteReadError as exc:  # the end, maybe after a last line
-                    if exc.partial.strip() and len(exc.partial) <= self.max_message_bytes:
-                        await self.put(exc.partial)
-                    break
-                except asyncio.LimitOverrunError as exc:
-                    if not await self._long_line(stdout, await stdout.readexactly(exc.consumed)):
-                        break
-                    continue
-                if line.strip():
-                    await self.put(line)
-        except (asyncio.IncompleteReadError, ConnectionError):  # a broken pipe ends the stream
-            pass
+            assert self._stdout_lost is not None
+            await self._stdout_lost
+            rest = self._buffer
+            last = not self._stopped and self._dropping is None and rest.strip()
+            if last and len(rest) <= self.max_message_bytes:
+                self.deliver(bytes(rest))  # a last line without its newline
+            rest.clear()
         finally:
             if self.ended_reason is None:
                 await self._note_exit()
             self.end()
 
-    async def _long_line(self, stdout: asyncio.StreamReader, start: bytes) -> bool:
-        """Read a line longer than the pipe reader's buffer, beginning with ``start``; it is
-        delivered if it fits ``max_message_bytes``, else dropped. False: the stream ended."""
-        parts, size = [start], len(start)
-        while True:
-            try:
-                piece = await stdout.readuntil(b"\n")
-                done = True
-            except asyncio.LimitOverrunError as exc:
-                piece, done = await stdout.readexactly(exc.consumed), False
-            size += len(piece)
-            if size > self.max_message_bytes:
-                return await self._too_long(stdout, parts[0], done)
-            parts.append(piece)
-            if done:
-                await self.put(b"".join(parts))
-                return True
-
-    async def _too_long(self, stdout: asyncio.StreamReader, start: bytes, done: bool) -> bool:
-        """Drop the rest of an over-long line and fail the request it answers."""
-        while not done:
-            try:
-                await stdout.readuntil(b"\n")
-                done = True
-            except asyncio.LimitOverrunError as exc:
-                await stdout.readexactly(exc.consumed)
+    def _too_long(self, start: bytes) -> bool:
+        """A line longer than ``max_message_bytes`` was dropped: fail the request it
+        answers (its id is read from ``start``); False when no id can be read there, and
+        the conversation cannot go on."""
         text = f"The server sent a message larger than {self.max_message_bytes} bytes"
         match = LEADING_ID.match(start)
         if match is None:  # nobody to fail: the conversation cannot go on
             self.ended_reason = (
                 f"the server sent a message larger than {self.max_message_bytes} bytes"
             )
+            self._stopped = True
+            self._buffer.clear()
+            self.end()
             return False
         mid = orjson.loads(match.group(1))
         self.fail(mid, f"{text} (max_message_bytes); it was dropped")
@@ -142,6 +205,16 @@ class SubprocessTransport(QueueReceiver):
             raise ConnectionError("the server process has exited")
         self.process.stdin.write(data + b"\n")
         await self.process.stdin.drain()
+
+    def send_now(self, data: bytes) -> bool:
+        """Write ``data`` at once if nothing is waiting to be written before it (no
+        backpressure to wait for); False: nothing was written, use :meth:`send`."""
+        process = self.process
+        stdin = process.stdin if process is not None else None
+        if stdin is None or stdin.is_closing() or stdin.transport.get_write_buffer_size():
+            return False
+        stdin.write(data + b"\n")
+        return True
 
     async def close(self, timeout: float = 2.0) -> None:
         process = self.process

@@ -43,6 +43,8 @@ from .stopping import run_to_the_end, stop_signals
 logger = logging.getLogger("toolwire")
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# The most one read of stdin takes (a longer line comes in several reads).
+READ_SIZE = 64 * 1024
 # Unsent output (answers a client has not read yet) above which requests are no longer
 # read; reading resumes once it is below a quarter of it.
 MAX_PENDING_OUTPUT_BYTES = 1024 * 1024
@@ -392,6 +394,8 @@ async def _serve(
             in_file,
         )
         writer.reader, writer.read_transport = reader, read_transport
+        if hasattr(read_transport, "max_size"):  # asyncio's 256 KiB is above malloc's mmap
+            read_transport.max_size = READ_SIZE  # threshold: each read would map memory
     except ValueError:  # stdin is a regular file: read it on a thread
         read_transport = None
         loop.run_in_executor(None, _read_blocking, in_file, loop, connection, eof, stopped)

@@ -1,0 +1,52 @@
+"""FastMCP's proxy (``fastmcp.server.create_proxy``) of bench_server.py (run over stdio), for
+the shared benchmark harness: the same measurement as proxy_server.py, with FastMCP in front.
+
+Usage:  python fastmcp_proxy_server.py stdio | http PORT
+        (run with the FastMCP venv the harness uses for its ``fastmcp`` target)
+Environment: as bench_server.py (BENCH_TOOLS, BENCH_ASYNC_ADD, BENCH_DIR), passed on to the
+upstream process; BENCH_UPSTREAM_PYTHON is the Python that runs bench_server.py (default: the
+``.venv`` of this repository). The proxy is FastMCP's recommended form with its defaults: a
+stdio transport (whose subprocess FastMCP keeps alive between sessions) given to
+``create_proxy``.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from fastmcp.client.transports import StdioTransport
+from fastmcp.server import create_proxy
+
+HERE = Path(__file__).resolve()
+PYTHON = os.environ.get("BENCH_UPSTREAM_PYTHON") or str(
+    HERE.parents[1] / ".venv" / "bin" / "python"
+)
+UPSTREAM = StdioTransport(
+    PYTHON, [str(HERE.with_name("bench_server.py")), "stdio"], env=dict(os.environ)
+)
+
+if __name__ == "__main__":
+    mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    proxy = create_proxy(UPSTREAM, name="bench-fastmcp-proxy")
+    if mode == "stdio":
+        proxy.run("stdio", show_banner=False)
+    elif mode == "http":
+        import uvicorn
+
+        default = HERE.parents[2] / "shared" / "bench" / "servers"
+        sys.path.insert(0, os.environ.get("BENCH_DIR", str(default)))
+        import _toolgen as tg  # the harness's helpers, found as bench_server.py finds them
+
+        app = proxy.http_app(path="/mcp", json_response=tg.json_response() or None)
+        uvicorn.run(
+            app,
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            log_level="warning",
+            access_log=False,
+            loop="asyncio",
+            http="h11",
+            lifespan="on",
+        )
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")

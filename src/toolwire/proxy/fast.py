@@ -1,0 +1,246 @@
+"""The proxy's fast path for a plain ``tools/call`` of a legacy session.
+
+A call that needs nothing of the proxy but forwarding (no middleware, no call guard, no
+``_meta`` — so no progress token —, an upstream already connected over stdio with room to
+write) is written upstream from the line that brought it, and answered from the upstream's
+answer the moment it is read: no task, no future awaited, no extra pass of the event loop.
+The upstream's result is shaped for the downstream revision as on the slow path, and the
+call stays in the connection's ``in_flight`` (cancellation, shutdown, stdio's limit on
+calls in flight) and in its upstream's calls (the upstream's log messages and questions
+reach it). An upstream that needs input first (a 2026-07-28 ``input_required`` round)
+continues in a task, as the slow path would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from .. import jsonrpc
+from ..client.answers import result_of
+from ..errors import ClientError, ClientTimeout, RPCError
+from ..protocol import shaping
+from ..server.methods import METHODS
+from ..server.session import Reply, Request, _deliver
+from .upstream import JSON, Call, Upstream, current_call, upstream_error
+
+if TYPE_CHECKING:
+    from .server import ProxyConnection, ProxyServer
+
+_CALL_TOOL = METHODS["tools/call"]
+
+
+def start(server: ProxyServer, connection: ProxyConnection, message: JSON, reply: Reply) -> bool:
+    """Forward ``message`` (a legacy session's ``tools/call``) on the fast path; False when
+    it needs the slow one (nothing was done then)."""
+    if server.middleware or dict.get(server.methods, "tools/call") is not _CALL_TOOL:
+        return False
+    params = message.get("params")
+    if (
+        type(params) is not dict
+        or "_meta" in params
+        or "inputResponses" in params
+        or "requestState" in params
+    ):
+        return False
+    arguments = params.get("arguments")
+    if not isinstance(params.get("name"), str) or not (
+        arguments is None or isinstance(arguments, dict)
+    ):
+        return False  # the slow path says what is wrong
+    upstream = server.upstream_for(connection)
+    client: Any = upstream._client
+    if client is None or client.ended is not None or client._tap is not None:
+        return False
+    send_now = getattr(client._transport, "send_now", None)
+    if send_now is None:
+        return False
+    uid = next(client._ids)
+    wire = client._modern_params(params) if client.modern else params
+    if not send_now(jsonrpc.request_bytes(uid, "tools/call", wire)):
+        return False
+    FastCall(server, connection, message["id"], params, reply, upstream, client, uid)
+    return True
+
+
+class FastCall:
+    """One call on the fast path. It stands in the upstream client's pending answers where
+    a future would (``done``, ``set_result``, ``set_exception``), so the client's reader
+    answers the downstream call itself."""
+
+    __slots__ = (
+        "_done",
+        "call",
+        "client",
+        "connection",
+        "marker",
+        "params",
+        "reply",
+        "request",
+        "server",
+        "timer",
+        "uid",
+        "upstream",
+    )
+
+    def __init__(
+        self,
+        server: ProxyServer,
+        connection: ProxyConnection,
+        mid: str | int,
+        params: JSON,
+        reply: Reply,
+        upstream: Upstream,
+        client: Any,
+        uid: int,
+    ) -> None:
+        self.server = server
+        self.connection = connection
+        self.params = params
+        self.reply = reply
+        self.upstream = upstream
+        self.client = client
+        self.uid = uid
+        self._done = False
+        request = Request(
+            mid,
+            "tools/call",
+            params,
+            connection.features,  # type: ignore[arg-type]
+            None,
+            connection.client_capabilities,
+            connection.client_info,
+            connection.log_level,
+        )
+        request.identity = connection.identity
+        self.request = request
+        context = connection.context_for(request)
+        self.call = Call(context)  # (no task of its own: see _rounds)
+        upstream.calls.append(self.call)
+        client._pending[uid] = self
+        loop = context._loop
+        self.marker: asyncio.Future[None] = loop.create_future()
+        connection.in_flight[mid] = self.marker
+        connection.fast_calls[mid] = self
+        seconds = client.timeout
+        self.timer = loop.call_later(seconds, self.expire) if seconds is not None else None
+
+    # ------------------------------------------------------------ as the client's future
+
+    def done(self) -> bool:
+        return self._done
+
+    def set_result(self, message: JSON) -> None:
+        """The upstream's answer: answer the downstream call with it."""
+        if self._done:
+            return
+        self._done = True
+        request = self.request
+        try:
+            result = result_of("tools/call", message)
+            if result.get("resultType") not in (None, "complete"):
+                self._continue(result)
+                return
+            answer = shaping.complete(
+                self.server.call_result(self.params["name"], result, request.features),
+                request.features,
+                self.server.info_for(request.features),
+            )
+            data = jsonrpc.result_bytes(request.id, answer)
+        except RPCError as exc:
+            data = jsonrpc.error_bytes(request.id, exc)
+        except ClientError as exc:
+            data = jsonrpc.error_bytes(request.id, upstream_error(exc))
+        self._answer(data)
+
+    def set_exception(self, exc: BaseException) -> None:
+        """The upstream connection failed (or could not deliver the answer)."""
+        if self._done:
+            return
+        self._done = True
+        error = upstream_error(exc) if isinstance(exc, Exception) else None
+        if error is None:
+            error = RPCError(jsonrpc.INTERNAL_ERROR, "Internal error")
+        self._answer(jsonrpc.error_bytes(self.request.id, error))
+
+    # ------------------------------------------------------------ ending
+
+    def expire(self) -> None:
+        """No answer within the upstream client's timeout: as on the slow path, the
+        upstream is told to stop and the caller gets the timeout as an error."""
+        if self._done:
+            return
+        self._done = True
+        self._abandon("timed out")
+        timeout = ClientTimeout(f"tools/call timed out after {self.client.timeout:g} s")
+        self._answer(jsonrpc.error_bytes(self.request.id, upstream_error(timeout)))
+
+    def cancel(self) -> None:
+        """The downstream client cancelled the call: the upstream is told, nothing is
+        answered (CN-04)."""
+        self.request.cancelled = True
+        if self._done:
+            return
+        self._done = True
+        self._abandon("cancelled by the client")
+        self._settle()
+
+    def _abandon(self, reason: str) -> None:
+        client = self.client
+        client._pending.pop(self.uid, None)
+        if client.ended is None:
+            notice = {"requestId": self.uid, "reason": reason}
+            send_now = client._transport.send_now
+            send_now(jsonrpc.notification_bytes("notifications/cancelled", notice))
+
+    def _answer(self, data: bytes) -> None:
+        if not self.connection.closed and not self.request.cancelled:
+            _deliver(self.reply, data)
+        self._settle()
+
+    def _settle(self, task: asyncio.Task[None] | None = None) -> None:
+        """The call ended (or goes on in ``task``): out of the in-flight tables."""
+        if self.timer is not None:
+            self.timer.cancel()
+        connection = self.connection
+        mid = self.request.id
+        if connection.fast_calls.get(mid) is self:
+            del connection.fast_calls[mid]
+        if task is None:
+            self.upstream.calls.remove(self.call)
+            self.call.context._finish()
+        if connection.in_flight.get(mid) is self.marker:
+            if task is None:
+                del connection.in_flight[mid]
+                if connection.on_settled is not None:
+                    connection.on_settled()
+            else:
+                connection.in_flight[mid] = task
+        if not self.marker.done():
+            self.marker.set_result(None)
+
+    # ------------------------------------------------------------ input rounds
+
+    def _continue(self, result: JSON) -> None:
+        """The upstream needs input first (2026-07-28): the rounds go on in a task, with the
+        client's answers, as on the slow path."""
+        connection = self.connection
+        request = self.request
+        task = asyncio.ensure_future(connection._run(request, self._rounds(result), self.reply))
+        connection._running[request.id] = request
+        self._settle(task)
+        task.add_done_callback(lambda done: connection._forget(request.id, done))
+
+    async def _rounds(self, result: JSON) -> JSON:
+        call = self.call
+        marker = current_call.set(call)
+        call.task = asyncio.current_task()
+        try:
+            result = await self.client._rounds("tools/call", dict(self.params), result)
+        except (ClientError, RPCError) as exc:
+            raise upstream_error(exc) from None
+        finally:
+            current_call.reset(marker)
+            self.upstream.calls.remove(call)
+            call.context._finish()
+        return self.server.call_result(self.params["name"], result, self.request.features)
