@@ -178,6 +178,57 @@ async def test_a_mounted_proxy_of_a_stdio_server(transport: str, revision: str) 
         assert (await client.read_resource("notes://up/extra")).text == "note extra"
 
 
+async def updates(client: Client, uri: str) -> asyncio.Queue[dict[str, Any]]:
+    """Subscribe ``client`` to ``uri``; the queue gets each update of it."""
+    seen: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    await client.subscribe_resource(uri, seen.put_nowait)
+    return seen
+
+
+@pytest.mark.parametrize("revision", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_completions_and_subscriptions_cross_the_mount(transport: str, revision: str) -> None:
+    async with outer(transport, revision) as client:
+        assert "completions" in client.server_capabilities
+        # completions: of a mounted server's prompt and template, and of a proxied upstream's
+        found = await client.complete(prompt="weather_plan", argument="city", value="r")
+        assert found.values == ["Rome"]
+        found = await client.complete(
+            resource_template="weather://weather/{city}/week", argument="city", value="o"
+        )
+        assert found.values == ["oslo"]
+        found = await client.complete(prompt="up_summarize", argument="text", value="b")
+        assert found.values == ["brief"]
+        found = await client.complete(
+            resource_template="notes://up/{name}/text", argument="name", value="t"
+        )
+        assert found.values == ["tuesday"]
+        found = await client.complete(prompt="up_summarize", argument="nothing", value="")
+        assert found.values == []
+
+        # subscriptions: legacy resources/subscribe, or a 2026-07-28 listen stream
+        local = await updates(client, "weather://weather/today")
+        local_week = await updates(client, "weather://weather/oslo/week")
+        upstream = await updates(client, "notes://up/first")
+        upstream_note = await updates(client, "notes://up/tuesday/text")
+        await client.call_tool("touch_weather", {"uri": "weather://today"})
+        assert (await asyncio.wait_for(local.get(), 15))["uri"] == "weather://weather/today"
+        await client.call_tool("touch_weather", {"uri": "weather://oslo/week"})
+        update = await asyncio.wait_for(local_week.get(), 15)
+        assert update["uri"] == "weather://weather/oslo/week"
+        await client.call_tool("up_touch", {"uri": "notes://first"})
+        assert (await asyncio.wait_for(upstream.get(), 15))["uri"] == "notes://up/first"
+        await client.call_tool("up_touch", {"uri": "notes://tuesday/text"})
+        update = await asyncio.wait_for(upstream_note.get(), 15)
+        assert update["uri"] == "notes://up/tuesday/text"
+        # updates of what nobody subscribed to reach nobody; the others were one each
+        await client.call_tool("up_touch", {"uri": "notes://monday/text"})
+        await client.call_tool("touch_weather", {"uri": "weather://rome/week"})
+        await client.call_tool("up_touch", {"uri": "notes://first"})
+        assert (await asyncio.wait_for(upstream.get(), 15))["uri"] == "notes://up/first"
+        assert local.empty() and local_week.empty() and upstream_note.empty()
+
+
 def test_prefixed_names_follow_the_hosts_rule() -> None:
     # the Host's name for a name two servers share is the mount's prefixed name
     shared = assign_names([("weather", "forecast"), ("other", "forecast")])

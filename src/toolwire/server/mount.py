@@ -15,14 +15,17 @@ middleware, visibility, tags, scopes and auth, paging, transforms, tool search.
   :class:`~toolwire.errors.RegistrationError`.
 * **Live.** The mounted server tells its mounts about each change of its lists
   (``ServerCore.list_listeners``): its components are registered again, and ``mcp``'s
-  clients get ``notifications/*/list_changed``.
+  clients get ``notifications/*/list_changed``. Its ``resource_updated(uri)`` reaches
+  ``mcp``'s subscribers of the mounted URI (through its ``change_hooks``).
 * **Calls.** A mounted toolwire server's tool runs in ``mcp``'s call, with ``mcp``'s
   :class:`~toolwire.Context`: progress, logs, elicitation, sampling and cancellation reach
   ``mcp``'s client. Its resources and prompts are its own functions, registered again.
 * **Proxies.** A mounted :meth:`Server.proxy <toolwire.Server.proxy>` lists the upstream's
   tools when ``mcp`` starts serving and again when the upstream says they changed; its
   calls go upstream through one connection shared by all of ``mcp``'s sessions, carrying
-  progress, logs and questions both ways (:mod:`toolwire.proxy.mounted`).
+  progress, logs and questions both ways (:mod:`toolwire.proxy.mounted`). An upstream
+  that cannot be listed (not reachable yet) is listed again after ``RETRY_FIRST_S``
+  seconds, then twice as long each time up to ``RETRY_MAX_S``, while ``mcp`` serves.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ from .transforms import ForwardedTool, rules_of, running
 logger = logging.getLogger("toolwire")
 
 _PREFIX = re.compile(r"[A-Za-z0-9_-]{1,64}")
+RETRY_FIRST_S = 0.5  # a mounted proxy that could not be listed is listed again after this
+RETRY_MAX_S = 30.0  # ... and then at most this far apart
 
 
 def prefixed_uri(prefix: str, uri: str) -> str:
@@ -70,6 +75,8 @@ def mount(outer: Any, inner: Any, prefix: str | None) -> Mount:
         raise
     outer._mounts = [*outer._mounts, mounted]
     inner.list_listeners = [*inner.list_listeners, mounted.changed]
+    if not mounted.proxied:
+        inner.change_hooks.append(mounted.updated)
     return mounted
 
 
@@ -91,6 +98,9 @@ class Mount:
             "prompts": {},
         }
         self._syncing: set[asyncio.Task[None]] = set()
+        self._retrying: asyncio.Task[None] | None = None
+        self._failing = False  # the last listing failed (logged once until it works)
+        self._watches: Any = None  # a proxy's subscribed resources (toolwire.proxy.mounted)
 
     # ------------------------------------------------------------ names
 
@@ -131,17 +141,47 @@ class Mount:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        task = loop.create_task(self.sync_proxied(kind))
+        task = loop.create_task(self._sync_or_retry(kind))
         self._syncing.add(task)
         task.add_done_callback(self._syncing.discard)
+
+    def updated(self, event: dict[str, Any]) -> None:
+        """A change the mounted toolwire server announced: a resource update reaches the
+        mounting server's subscribers of its mounted URI."""
+        uri = event.get("updated")
+        if isinstance(uri, str):
+            self.outer.resource_updated(self.uri(uri))
 
     async def start(self) -> None:
         await self.inner.start()
         if self.proxied:
-            await self.sync_proxied()
+            await self._sync_or_retry()
 
     async def stop(self) -> None:
         await self.inner.stop()
+        retrying = self._retrying
+        if retrying is not None and not getattr(self.inner, "_users", 0):
+            self._retrying = None
+            retrying.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await retrying
+
+    async def _sync_or_retry(self, kind: str | None = None) -> None:
+        if not await self.sync_proxied(kind) and self._retrying is None:
+            self._retrying = asyncio.get_running_loop().create_task(self._retry())
+
+    async def _retry(self) -> None:
+        """List the upstream again, backing off, until it answers."""
+        delay = RETRY_FIRST_S
+        try:
+            while True:
+                await asyncio.sleep(delay)
+                if await self.sync_proxied():
+                    return
+                delay = min(delay * 2, RETRY_MAX_S)
+        finally:
+            if self._retrying is asyncio.current_task():
+                self._retrying = None
 
     def _sync(self, kind: str, desired: dict[str, Any], build: Any, strict: bool = True) -> None:
         """Register what ``desired`` (id in the mounted server -> source) holds and drop what
@@ -243,11 +283,14 @@ class Mount:
 
     # ------------------------------------------------------------ a proxy
 
-    async def sync_proxied(self, kind: str | None = None) -> None:
-        """List what the upstream offers (through the proxy) and register it."""
+    async def sync_proxied(self, kind: str | None = None) -> bool:
+        """List what the upstream offers (through the proxy) and register it; False when
+        the upstream could not be listed."""
         import importlib
 
         mounted = importlib.import_module("toolwire.proxy.mounted")
+        if self._watches is None:
+            self._watches = mounted.Watches(self.inner, self.outer)
         kinds: tuple[str, ...] = ("tools", "resources", "templates", "prompts")
         if kind is not None:
             kinds = (kind,)
@@ -256,11 +299,11 @@ class Mount:
         for each in kinds:
             try:
                 definitions = await mounted.definitions(self.inner, each)
-            except Exception as exc:  # the upstream is unreachable: nothing of it is served
-                logger.warning(
-                    "Mounted proxy %r: cannot list its %s: %s", self.inner.name, each, exc
-                )
-                return
+            except Exception as exc:  # the upstream is unreachable: listed again later
+                log = logger.debug if self._failing else logger.warning
+                log("Mounted proxy %r: cannot list its %s: %s", self.inner.name, each, exc)
+                self._failing = True
+                return False
             previous = {key: source for key, (source, _) in self.registered[each].items()}
             desired = {}
             for key, definition in definitions.items():
@@ -269,9 +312,13 @@ class Mount:
 
             def build(key: str, definition: Any, each: str = each) -> Any:
                 named = self.name(key) if each in ("tools", "prompts") else self.uri(key)
-                return mounted.upstream_component(self.inner, each, definition, named)
+                return mounted.upstream_component(
+                    self.inner, each, definition, named, self._watches
+                )
 
             self._sync(each, desired, build, strict=False)
+        self._failing = False
+        return True
 
 
 def _shows(server: Any, tool: Tool) -> bool:
