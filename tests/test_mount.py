@@ -229,6 +229,25 @@ async def test_completions_and_subscriptions_cross_the_mount(transport: str, rev
         assert local.empty() and local_week.empty() and upstream_note.empty()
 
 
+@pytest.mark.parametrize("revision", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_mounted_proxy_whose_upstream_starts_late(
+    transport: str, revision: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flag = tmp_path / "upstream-may-start"
+    monkeypatch.setenv("TOOLWIRE_LATE_FLAG", str(flag))
+    with example_over(SERVERS / "mount_late.py", transport) as target:
+        async with checked_client(target, revision) as client:
+            changed = waiter(client, "notifications/tools/list_changed")
+            if revision == MODERN:
+                await client.listen(tools_list_changed=True)
+            assert await tool_names(client) == ["status"]  # the upstream is not there
+            flag.touch()  # now it starts: the mount lists it again, and this client is told
+            await asyncio.wait_for(changed.wait(), 15)
+            assert await tool_names(client) == ["status", "late_hello"]
+            assert (await client.call_tool("late_hello", {"name": "Ada"})).text == "Hello Ada"
+
+
 def test_prefixed_names_follow_the_hosts_rule() -> None:
     # the Host's name for a name two servers share is the mount's prefixed name
     shared = assign_names([("weather", "forecast"), ("other", "forecast")])
