@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,7 +22,7 @@ from toolwire.errors import RegistrationError
 from toolwire.protocol.naming import NAME_PATTERN, prefixed_name
 from toolwire.server.mount import prefixed_uri
 
-from http_server import example_over
+from http_server import example_over, serve_http
 from wire import MODERN, SERVERS, checked_client
 
 pytestmark = pytest.mark.timeout(60)
@@ -227,6 +228,25 @@ async def test_completions_and_subscriptions_cross_the_mount(transport: str, rev
         await client.call_tool("up_touch", {"uri": "notes://first"})
         assert (await asyncio.wait_for(upstream.get(), 15))["uri"] == "notes://up/first"
         assert local.empty() and local_week.empty() and upstream_note.empty()
+
+
+@pytest.mark.parametrize("revision", ERAS)
+async def test_a_legacy_upstream_completes_and_subscribes_across_the_mount(revision: str) -> None:
+    upstream = [sys.executable, str(SERVERS / "proxy_upstream.py")]
+    mcp = Server("main")
+    mcp.mount(Server.proxy(upstream, protocol_version="2025-11-25"), prefix="up")
+    with serve_http(mcp) as url:
+        async with checked_client(url, revision) as client:
+            found = await client.complete(
+                resource_template="notes://up/{name}/text", argument="name", value="w"
+            )
+            assert found.values == ["wednesday"]
+            seen = await updates(client, "notes://up/wednesday/text")  # resources/subscribe
+            await client.call_tool("up_touch", {"uri": "notes://wednesday/text"})
+            update = await asyncio.wait_for(seen.get(), 15)
+            assert update["uri"] == "notes://up/wednesday/text"
+            with pytest.raises(Exception, match=r"Resource not found|does not offer updates"):
+                await updates(client, "notes://up/nothing")  # nothing serves it here
 
 
 @pytest.mark.parametrize("revision", ERAS)
