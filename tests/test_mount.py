@@ -268,6 +268,60 @@ async def test_a_mounted_proxy_whose_upstream_starts_late(
             assert (await client.call_tool("late_hello", {"name": "Ada"})).text == "Hello Ada"
 
 
+@pytest.mark.parametrize("revision", ERAS)
+async def test_the_mounted_servers_own_visibility_and_middleware_apply(revision: str) -> None:
+    seen_outer: list[str | None] = []
+    seen_inner: list[str | None] = []
+    inner = Server("inner", visibility=lambda tool, request: "staff" not in tool.tags)
+
+    @inner.tool()
+    def echo(text: str) -> str:
+        return text
+
+    @inner.tool(tags={"staff"})
+    def payroll() -> str:
+        return "salaries"
+
+    @inner.add_middleware
+    async def shout(call: Any, call_next: Any) -> Any:
+        seen_inner.append(call.tool_name)
+        if "text" in call.arguments:
+            call.arguments["text"] = call.arguments["text"].upper()
+        return await call_next(call)
+
+    mcp = Server("outer")
+
+    @mcp.add_middleware
+    async def record(call: Any, call_next: Any) -> Any:
+        if call.tool_name is not None:
+            seen_outer.append(call.tool_name)
+        return await call_next(call)
+
+    @mcp.tool()
+    async def open_payroll() -> str:
+        """Drop the mounted server's visibility rule."""
+        inner.visibility = None
+        return "open"
+
+    mcp.mount(inner, prefix="in")
+    with serve_http(mcp) as url:
+        async with checked_client(url, revision) as client:
+            changed = waiter(client, "notifications/tools/list_changed")
+            if revision == MODERN:
+                await client.listen(tools_list_changed=True)
+            assert await tool_names(client) == ["open_payroll", "in_echo"]
+            with pytest.raises(Exception, match="in_payroll"):
+                await client.call_tool("in_payroll")
+            assert (await client.call_tool("in_echo", {"text": "hi"})).text == "HI"
+            assert seen_outer == ["in_payroll", "in_echo"]  # the outer server's names
+            assert seen_inner == ["echo"]  # its own name, and only calls it may see
+            await client.call_tool("open_payroll")
+            await asyncio.wait_for(changed.wait(), 15)
+            assert await tool_names(client) == ["open_payroll", "in_echo", "in_payroll"]
+            assert (await client.call_tool("in_payroll")).text == "salaries"
+            assert seen_inner == ["echo", "payroll"]
+
+
 def test_prefixed_names_follow_the_hosts_rule() -> None:
     # the Host's name for a name two servers share is the mount's prefixed name
     shared = assign_names([("weather", "forecast"), ("other", "forecast")])

@@ -19,7 +19,9 @@ middleware, visibility, tags, scopes and auth, paging, transforms, tool search.
   ``mcp``'s subscribers of the mounted URI (through its ``change_hooks``).
 * **Calls.** A mounted toolwire server's tool runs in ``mcp``'s call, with ``mcp``'s
   :class:`~toolwire.Context`: progress, logs, elicitation, sampling and cancellation reach
-  ``mcp``'s client. Its resources and prompts are its own functions, registered again.
+  ``mcp``'s client. Its own middleware runs around the call (under the tool's own name)
+  inside ``mcp``'s, and its own access rule (``visibility=``) is checked besides ``mcp``'s
+  (:class:`InnerRule`). Its resources and prompts are its own functions, registered again.
 * **Proxies.** A mounted :meth:`Server.proxy <toolwire.Server.proxy>` lists the upstream's
   tools when ``mcp`` starts serving and again when the upstream says they changed; its
   calls go upstream through one connection shared by all of ``mcp``'s sessions, carrying
@@ -40,6 +42,7 @@ from typing import Any
 from ..errors import RegistrationError
 from ..protocol.naming import prefixed_name
 from ..tools import Tool
+from .request import Request
 from .transforms import ForwardedTool, rules_of, running
 
 logger = logging.getLogger("toolwire")
@@ -136,6 +139,8 @@ class Mount:
         """The mounted server's ``kind`` list changed."""
         if not self.proxied:
             self.sync_local(kind)
+            if kind == "tools":  # its own access rule may have changed (visibility=)
+                self.outer.tool_registry.touch()
             return
         try:
             loop = asyncio.get_running_loop()
@@ -237,14 +242,14 @@ class Mount:
             self._sync("prompts", {p.name: p for p in inner.prompts}, self._local_prompt)
 
     def _local_tool(self, key: str, tool: Tool) -> Tool:
-        return ForwardedTool(
-            running(tool),
+        forwarded = ForwardedTool(
+            self._through_inner(key, tool),
             name=self.name(key),
             input_schema=tool.schema.input_schema,
             output_schema=tool.schema.output_schema,
             wraps_result=tool.schema.wraps_result,
             structured=tool.structured,
-            needs_context=bool(tool.schema.injected),
+            needs_context=True,  # its own middleware, if any, needs the call's connection
             title=tool.title,
             description=tool.description,
             annotations=tool.annotations,
@@ -256,6 +261,46 @@ class Mount:
             sensitive=tool.sensitive,
             original=tool,
         )
+        forwarded.mounted_rule = InnerRule(self.inner, tool)  # type: ignore[attr-defined]
+        return forwarded
+
+    def _through_inner(self, key: str, tool: Tool) -> Any:
+        """A forward that runs ``tool`` through the mounted server's own middleware (if it
+        has any), which sees the call under the tool's own name ``key``."""
+        run, inner = running(tool), self.inner
+
+        def forward(
+            arguments: Any,
+            context: Any,
+            run_sync: Any,
+            mask_errors: bool,
+            timeout: float | None,
+            on_timeout: Any,
+        ) -> Any:
+            if not getattr(inner, "middleware", None):
+                return run(arguments, context, run_sync, mask_errors, timeout, on_timeout)
+            asked = context.request
+            params = {**asked.params, "name": key, "arguments": dict(arguments)}
+            request = Request(
+                asked.id,
+                "tools/call",
+                params,
+                asked.features,
+                asked.meta,
+                asked.capabilities,
+                asked.client_info,
+                asked.log_level,
+            )
+            request.identity, request.rules = asked.identity, asked.rules
+
+            def handler(connection: Any, request: Request) -> Any:
+                given = request.params.get("arguments")
+                given = given if isinstance(given, dict) else {}
+                return run(given, context, run_sync, mask_errors, timeout, on_timeout)
+
+            return inner.through_middleware(context._connection, request, handler)
+
+        return forward
 
     # A mounted server's resources and prompts are its own objects (their functions,
     # completers, access rules), copied under the prefixed URI or name.
@@ -319,6 +364,25 @@ class Mount:
             self._sync(each, desired, build, strict=False)
         self._failing = False
         return True
+
+
+class InnerRule:
+    """The mounted server's own access rule (its ``visibility=`` predicate, its app-only
+    tools) for one of its tools, checked by the mounting server's registry besides its own
+    (``Registry.allows``) while the mounted server has such a rule."""
+
+    def __init__(self, server: Any, tool: Tool) -> None:
+        self.server, self.tool = server, tool
+
+    @property
+    def active(self) -> bool:
+        registry = getattr(self.server, "tool_registry", None)
+        if registry is None or registry.rule is None:
+            return False
+        return registry.ruled is None or bool(registry.ruled(self.tool))
+
+    def __call__(self, item: Any, request: Any) -> bool:
+        return bool(self.server.tool_registry.rule(self.tool, request))
 
 
 def _shows(server: Any, tool: Tool) -> bool:
