@@ -187,6 +187,27 @@ def start_redis(attempts: int = 3) -> Iterator[str]:
     raise failure
 
 
+@contextlib.contextmanager
+def redis_on(port: int) -> Iterator[str]:
+    """redis-server on a given ``port`` (no persistence) until the block ends, so that a test
+    can stop it and start it again where its clients look; yields ``redis://…/0``."""
+    process = subprocess.Popen(
+        [require("redis-server"), "--port", str(port), "--bind", LOOPBACK, "--save", ""],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert process.stdout is not None
+    lines = _Lines(process.stdout, "redis-server")
+    try:
+        if not lines.wait_for("Ready to accept connections", READY_TIMEOUT):
+            raise _not_ready("redis-server", process, lines)
+        yield f"redis://{LOOPBACK}:{port}/0"
+    finally:
+        _stop(process)
+        lines.join()
+
+
 # ---------------------------------------------------------------- toolwire workers
 
 
@@ -247,6 +268,32 @@ def start_worker(script: str | Path, *args: str, python: str = sys.executable) -
     finally:
         _stop(process)
         worker.output.join()
+
+
+@contextlib.contextmanager
+def start_run_worker(script: str | Path, *args: str) -> Iterator[Worker]:
+    """Run ``python script *args``, a ``mcp.run(transport="http", port=0, ...)`` that prints
+    ``listening PORT`` once its port accepts connections (the graceful runner, whose
+    ``SIGTERM`` drains). The process is stopped afterwards."""
+    process = subprocess.Popen(
+        [sys.executable, str(script), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert process.stdout is not None
+    output = _Lines(process.stdout, f"worker {process.pid}")
+    try:
+        if not output.wait_for("listening", READY_TIMEOUT):
+            raise _not_ready(f"worker {process.pid}", process, output)
+        port = next(int(line.split()[1]) for line in output.kept if line.startswith("listening"))
+        yield Worker(process, port, output)
+    except BaseException:
+        print(f"worker {process.pid}, exit code {process.poll()}:", *output.kept, sep="\n")
+        raise
+    finally:
+        _stop(process)
+        output.join()
 
 
 # ---------------------------------------------------------------- nginx

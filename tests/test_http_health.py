@@ -8,11 +8,9 @@ with a call in flight.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -23,16 +21,7 @@ from toolwire.auth import ResourceServer, StaticTokens
 from toolwire.transports.http_health import Health
 
 from http_server import serve_http
-from services import (
-    LOOPBACK,
-    READY_TIMEOUT,
-    _Lines,
-    _not_ready,
-    _stop,
-    free_port,
-    require,
-    start_worker,
-)
+from services import LOOPBACK, READY_TIMEOUT, _Lines, _stop, free_port, redis_on, start_worker
 from wire import checked_client
 
 pytestmark = pytest.mark.timeout(60)
@@ -79,26 +68,6 @@ def test_probes_move_or_go() -> None:
 
 
 # ---------------------------------------------------------------- Redis
-
-
-@contextlib.contextmanager
-def redis_on(port: int) -> Iterator[None]:
-    """redis-server on ``port`` (no persistence) until the block ends."""
-    process = subprocess.Popen(
-        [require("redis-server"), "--port", str(port), "--bind", LOOPBACK, "--save", ""],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    assert process.stdout is not None
-    lines = _Lines(process.stdout, "redis-server")
-    try:
-        if not lines.wait_for("Ready to accept connections", READY_TIMEOUT):
-            raise _not_ready("redis-server", process, lines)
-        yield
-    finally:
-        _stop(process)
-        lines.join()
 
 
 def test_readiness_is_false_while_redis_is_down_and_true_when_it_returns() -> None:

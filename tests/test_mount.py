@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,7 +22,7 @@ from toolwire.errors import RegistrationError
 from toolwire.protocol.naming import NAME_PATTERN, prefixed_name
 from toolwire.server.mount import prefixed_uri
 
-from http_server import example_over
+from http_server import example_over, serve_http
 from wire import MODERN, SERVERS, checked_client
 
 pytestmark = pytest.mark.timeout(60)
@@ -176,6 +177,149 @@ async def test_a_mounted_proxy_of_a_stdio_server(transport: str, revision: str) 
         uris = [r["uri"] for r in await client.list_resources()]
         assert "notes://up/extra" in uris
         assert (await client.read_resource("notes://up/extra")).text == "note extra"
+
+
+async def updates(client: Client, uri: str) -> asyncio.Queue[dict[str, Any]]:
+    """Subscribe ``client`` to ``uri``; the queue gets each update of it."""
+    seen: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    await client.subscribe_resource(uri, seen.put_nowait)
+    return seen
+
+
+@pytest.mark.parametrize("revision", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_completions_and_subscriptions_cross_the_mount(transport: str, revision: str) -> None:
+    async with outer(transport, revision) as client:
+        assert "completions" in client.server_capabilities
+        # completions: of a mounted server's prompt and template, and of a proxied upstream's
+        found = await client.complete(prompt="weather_plan", argument="city", value="r")
+        assert found.values == ["Rome"]
+        found = await client.complete(
+            resource_template="weather://weather/{city}/week", argument="city", value="o"
+        )
+        assert found.values == ["oslo"]
+        found = await client.complete(prompt="up_summarize", argument="text", value="b")
+        assert found.values == ["brief"]
+        found = await client.complete(
+            resource_template="notes://up/{name}/text", argument="name", value="t"
+        )
+        assert found.values == ["tuesday"]
+        found = await client.complete(prompt="up_summarize", argument="nothing", value="")
+        assert found.values == []
+
+        # subscriptions: legacy resources/subscribe, or a 2026-07-28 listen stream
+        local = await updates(client, "weather://weather/today")
+        local_week = await updates(client, "weather://weather/oslo/week")
+        upstream = await updates(client, "notes://up/first")
+        upstream_note = await updates(client, "notes://up/tuesday/text")
+        await client.call_tool("touch_weather", {"uri": "weather://today"})
+        assert (await asyncio.wait_for(local.get(), 15))["uri"] == "weather://weather/today"
+        await client.call_tool("touch_weather", {"uri": "weather://oslo/week"})
+        update = await asyncio.wait_for(local_week.get(), 15)
+        assert update["uri"] == "weather://weather/oslo/week"
+        await client.call_tool("up_touch", {"uri": "notes://first"})
+        assert (await asyncio.wait_for(upstream.get(), 15))["uri"] == "notes://up/first"
+        await client.call_tool("up_touch", {"uri": "notes://tuesday/text"})
+        update = await asyncio.wait_for(upstream_note.get(), 15)
+        assert update["uri"] == "notes://up/tuesday/text"
+        # updates of what nobody subscribed to reach nobody; the others were one each
+        await client.call_tool("up_touch", {"uri": "notes://monday/text"})
+        await client.call_tool("touch_weather", {"uri": "weather://rome/week"})
+        await client.call_tool("up_touch", {"uri": "notes://first"})
+        assert (await asyncio.wait_for(upstream.get(), 15))["uri"] == "notes://up/first"
+        assert local.empty() and local_week.empty() and upstream_note.empty()
+
+
+@pytest.mark.parametrize("revision", ERAS)
+async def test_a_legacy_upstream_completes_and_subscribes_across_the_mount(revision: str) -> None:
+    upstream = [sys.executable, str(SERVERS / "proxy_upstream.py")]
+    mcp = Server("main")
+    mcp.mount(Server.proxy(upstream, protocol_version="2025-11-25"), prefix="up")
+    with serve_http(mcp) as url:
+        async with checked_client(url, revision) as client:
+            found = await client.complete(
+                resource_template="notes://up/{name}/text", argument="name", value="w"
+            )
+            assert found.values == ["wednesday"]
+            seen = await updates(client, "notes://up/wednesday/text")  # resources/subscribe
+            await client.call_tool("up_touch", {"uri": "notes://wednesday/text"})
+            update = await asyncio.wait_for(seen.get(), 15)
+            assert update["uri"] == "notes://up/wednesday/text"
+            with pytest.raises(Exception, match=r"Resource not found|does not offer updates"):
+                await updates(client, "notes://up/nothing")  # nothing serves it here
+
+
+@pytest.mark.parametrize("revision", ERAS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_mounted_proxy_whose_upstream_starts_late(
+    transport: str, revision: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flag = tmp_path / "upstream-may-start"
+    monkeypatch.setenv("TOOLWIRE_LATE_FLAG", str(flag))
+    with example_over(SERVERS / "mount_late.py", transport) as target:
+        async with checked_client(target, revision) as client:
+            changed = waiter(client, "notifications/tools/list_changed")
+            if revision == MODERN:
+                await client.listen(tools_list_changed=True)
+            assert await tool_names(client) == ["status"]  # the upstream is not there
+            flag.touch()  # now it starts: the mount lists it again, and this client is told
+            await asyncio.wait_for(changed.wait(), 15)
+            assert await tool_names(client) == ["status", "late_hello"]
+            assert (await client.call_tool("late_hello", {"name": "Ada"})).text == "Hello Ada"
+
+
+@pytest.mark.parametrize("revision", ERAS)
+async def test_the_mounted_servers_own_visibility_and_middleware_apply(revision: str) -> None:
+    seen_outer: list[str | None] = []
+    seen_inner: list[str | None] = []
+    inner = Server("inner", visibility=lambda tool, request: "staff" not in tool.tags)
+
+    @inner.tool()
+    def echo(text: str) -> str:
+        return text
+
+    @inner.tool(tags={"staff"})
+    def payroll() -> str:
+        return "salaries"
+
+    @inner.add_middleware
+    async def shout(call: Any, call_next: Any) -> Any:
+        seen_inner.append(call.tool_name)
+        if "text" in call.arguments:
+            call.arguments["text"] = call.arguments["text"].upper()
+        return await call_next(call)
+
+    mcp = Server("outer")
+
+    @mcp.add_middleware
+    async def record(call: Any, call_next: Any) -> Any:
+        if call.tool_name is not None:
+            seen_outer.append(call.tool_name)
+        return await call_next(call)
+
+    @mcp.tool()
+    async def open_payroll() -> str:
+        """Drop the mounted server's visibility rule."""
+        inner.visibility = None
+        return "open"
+
+    mcp.mount(inner, prefix="in")
+    with serve_http(mcp) as url:
+        async with checked_client(url, revision) as client:
+            changed = waiter(client, "notifications/tools/list_changed")
+            if revision == MODERN:
+                await client.listen(tools_list_changed=True)
+            assert await tool_names(client) == ["open_payroll", "in_echo"]
+            with pytest.raises(Exception, match="in_payroll"):
+                await client.call_tool("in_payroll")
+            assert (await client.call_tool("in_echo", {"text": "hi"})).text == "HI"
+            assert seen_outer == ["in_payroll", "in_echo"]  # the outer server's names
+            assert seen_inner == ["echo"]  # its own name, and only calls it may see
+            await client.call_tool("open_payroll")
+            await asyncio.wait_for(changed.wait(), 15)
+            assert await tool_names(client) == ["open_payroll", "in_echo", "in_payroll"]
+            assert (await client.call_tool("in_payroll")).text == "salaries"
+            assert seen_inner == ["echo", "payroll"]
 
 
 def test_prefixed_names_follow_the_hosts_rule() -> None:

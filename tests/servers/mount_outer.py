@@ -52,13 +52,18 @@ def today() -> str:
     return "sunny"
 
 
-@weather.resource("weather://{city}/week")
+CITIES = ("oslo", "paris", "rome")
+
+
+@weather.resource(
+    "weather://{city}/week", complete={"city": lambda v: [c for c in CITIES if c.startswith(v)]}
+)
 def week(city: str) -> str:
     """A week of weather in a city."""
     return f"a week of sun in {city}"
 
 
-@weather.prompt()
+@weather.prompt(complete={"city": lambda v: [c.title() for c in CITIES if c.startswith(v)]})
 def plan(city: str) -> str:
     """Plan a day out."""
     return f"Plan a day out in {city}"
@@ -102,6 +107,13 @@ def shrink_weather(name: str) -> str:
     """Disable a tool of the mounted weather server."""
     weather.disable_tool(name)
     return name
+
+
+@mcp.tool()
+def touch_weather(uri: str) -> str:
+    """Say that a resource of the mounted weather server changed (its own URI)."""
+    weather.resource_updated(uri)
+    return uri
 
 
 mcp.mount(weather, prefix="weather")

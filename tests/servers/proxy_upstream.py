@@ -106,7 +106,14 @@ def first() -> str:
     return "first note"
 
 
-@mcp.resource("notes://{name}/text", mime_type="text/plain")
+NAMES = ("monday", "tuesday", "wednesday")
+
+
+@mcp.resource(
+    "notes://{name}/text",
+    mime_type="text/plain",
+    complete={"name": lambda value: [n for n in NAMES if n.startswith(value)]},
+)
 def note(name: str) -> str:
     """A note by name."""
     return f"note {name}"
@@ -119,7 +126,14 @@ def add_note(name: str) -> str:
     return name
 
 
-@mcp.prompt()
+@mcp.tool()
+def touch(uri: str) -> str:
+    """Say that a resource changed (its subscribers are told)."""
+    mcp.resource_updated(uri)
+    return uri
+
+
+@mcp.prompt(complete={"text": lambda value: [t for t in ("brief", "long") if t.startswith(value)]})
 def summarize(text: str) -> str:
     """Summarize a text."""
     return f"Summarize: {text}"

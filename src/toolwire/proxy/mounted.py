@@ -7,20 +7,27 @@ Listings come from the proxy's shared upstream connection (all their pages); a t
 goes up on that connection as the proxy forwards its own ``tools/call``, with the mounting
 server's :class:`~toolwire.Context`: the upstream's progress, log messages, elicitation and
 sampling reach the client that called, and its cancellation reaches the upstream. Reads
-and prompts go up as they are (prompt arguments and template variables are checked there).
+and prompts go up as they are (prompt arguments and template variables are checked there),
+and so does ``completion/complete`` for their arguments, when the upstream offers
+completions. Subscribing to one of its resources (``resources/subscribe``, or a 2026-07-28
+listen stream's ``resourceSubscriptions``) subscribes upstream first (:class:`Watches`);
+the upstream's ``notifications/resources/updated`` then reach the mounting server's
+subscribers under the mounted URI.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import ClientError, RPCError
 from ..prompts import Prompt
 from ..resources import Resource, ResourceTemplate
 from ..server.session import Request
 from ..server.transforms import ForwardedTool
 from .server import ProxyServer, _plain
-from .upstream import JSON
+from .upstream import JSON, Upstream, upstream_error
 
 LISTS = {  # kind: (upstream method, result key, id key, capability)
     "tools": ("tools/list", "tools", "name", "tools"),
@@ -45,16 +52,99 @@ async def definitions(proxy: ProxyServer, kind: str) -> dict[str, JSON]:
     return {item[ident]: item for item in items if isinstance(item.get(ident), str)}
 
 
-def upstream_component(proxy: ProxyServer, kind: str, definition: JSON, named: str) -> Any:
+def upstream_component(
+    proxy: ProxyServer, kind: str, definition: JSON, named: str, watches: Watches
+) -> Any:
     """The component registered for an upstream's ``definition`` under ``named`` (a name,
-    or for resources and templates a URI)."""
+    or for resources and templates a URI); ``watches`` keeps the mount's subscriptions."""
     if kind == "tools":
         return upstream_tool(proxy, definition, named)
     if kind == "prompts":
         return UpstreamPrompt(proxy, definition, named)
     if kind == "resources":
-        return UpstreamResource(proxy, definition, named)
-    return UpstreamTemplate(proxy, definition, named)
+        return UpstreamResource(proxy, definition, named, watches)
+    return UpstreamTemplate(proxy, definition, named, watches)
+
+
+class Watches:
+    """The upstream resources the mounting server's clients subscribed to, and where the
+    upstream's ``notifications/resources/updated`` for them go.
+
+    An upstream URI is subscribed once on the shared upstream connection (again after that
+    connection was opened anew) and stays subscribed while the mount serves; the mounting
+    server sends each update to its own subscribers of the mounted URI, if any."""
+
+    def __init__(self, proxy: ProxyServer, outer: Any) -> None:
+        self.proxy, self.outer = proxy, outer
+        self.routes: dict[str, str] = {}  # upstream URI -> the URI served by the mount
+        self._client: Any = None  # the upstream connection the subscriptions were made on
+        self._subscribed: set[str] = set()
+        self._hooked: set[int] = set()  # the Upstream objects whose updates come here
+
+    async def watch(self, upstream_uri: str, uri: str) -> None:
+        upstream = _upstream(self.proxy)
+        self._hook(upstream)
+        client = await upstream.client()
+        if client is not self._client:  # a new upstream connection has no subscriptions
+            self._client, self._subscribed = client, set()
+        self.routes[upstream_uri] = uri
+        if upstream_uri in self._subscribed:
+            return
+        try:
+            await client.subscribe_resource(upstream_uri)
+        except (ClientError, RPCError) as exc:
+            raise upstream_error(exc) from None
+        self._subscribed.add(upstream_uri)
+
+    def _hook(self, upstream: Upstream) -> None:
+        """Have ``upstream``'s resource updates reach this mount too."""
+        if id(upstream) in self._hooked:
+            return
+        self._hooked.add(id(upstream))
+        passed_on = upstream._updated
+
+        def updated(uri: str) -> None:
+            passed_on(uri)
+            self.updated(uri)
+
+        upstream._updated = updated
+
+    def updated(self, upstream_uri: str) -> None:
+        uri = self.routes.get(upstream_uri)
+        if uri is not None:
+            with contextlib.suppress(RuntimeError):  # no loop: nobody to tell
+                self.outer.resource_updated(uri)
+
+
+class ForwardedCompleters(dict[str, Callable[..., Any]]):
+    """Completers of an upstream prompt's arguments or template's variables: each asks the
+    upstream (``completion/complete`` with the upstream's own ``ref``), which knows which
+    arguments it completes."""
+
+    def __init__(self, proxy: ProxyServer, ref: JSON) -> None:
+        super().__init__()
+        self.proxy, self.ref = proxy, ref
+
+    def __bool__(self) -> bool:
+        return True  # every argument may complete
+
+    def get(self, name: str, default: Any = None) -> Callable[..., Any]:
+        proxy, ref = self.proxy, self.ref
+
+        async def complete(value: str, arguments: dict[str, str]) -> JSON:
+            params: JSON = {"ref": ref, "argument": {"name": name, "value": value}}
+            if arguments:
+                params["context"] = {"arguments": arguments}
+            result = await _upstream(proxy).request("completion/complete", params)
+            completion = result.get("completion")
+            return completion if isinstance(completion, dict) else {"values": []}
+
+        return complete
+
+
+def _completers(proxy: ProxyServer, ref: JSON) -> dict[str, Callable[..., Any]]:
+    """Forwarded completers when the upstream offers completions, else none."""
+    return ForwardedCompleters(proxy, ref) if _upstream(proxy).offers("completions") else {}
 
 
 def _text(definition: JSON, key: str) -> str | None:
@@ -83,7 +173,7 @@ async def _read(proxy: ProxyServer, upstream_uri: str, uri: str) -> list[JSON]:
 class UpstreamResource(Resource):
     """An upstream resource, read through the proxy's shared upstream connection."""
 
-    def __init__(self, proxy: ProxyServer, definition: JSON, uri: str) -> None:
+    def __init__(self, proxy: ProxyServer, definition: JSON, uri: str, watches: Watches) -> None:
         size = definition.get("size")
         super().__init__(
             "",
@@ -92,12 +182,16 @@ class UpstreamResource(Resource):
             size=size if isinstance(size, int) and not isinstance(size, bool) else None,
             **_metadata(definition),
         )
-        self.proxy, self.upstream_uri = proxy, definition["uri"]
+        self.proxy, self.upstream_uri, self.watches = proxy, definition["uri"], watches
 
     async def read(
         self, uri: str, variables: JSON, injected: Any, run_sync: Any, *, mask_errors: bool
     ) -> list[JSON]:
         return await _read(self.proxy, self.upstream_uri, uri)
+
+    async def watch(self, uri: str) -> None:
+        """A client subscribes to ``uri``: subscribe upstream."""
+        await self.watches.watch(self.upstream_uri, uri)
 
 
 def _variables(**variables: str) -> None:  # pragma: no cover - never called
@@ -108,20 +202,31 @@ class UpstreamTemplate(ResourceTemplate):
     """An upstream resource template: a URI it matches here is read upstream without the
     mount's prefix."""
 
-    def __init__(self, proxy: ProxyServer, definition: JSON, uri_template: str) -> None:
+    def __init__(
+        self, proxy: ProxyServer, definition: JSON, uri_template: str, watches: Watches
+    ) -> None:
         super().__init__(
             _variables, uri_template, name=_text(definition, "name"), **_metadata(definition)
         )
-        self.proxy = proxy
+        self.proxy, self.watches = proxy, watches
         self.upstream_template = definition["uriTemplate"]
         self.head = uri_template[: uri_template.find("{")]
         self.upstream_head = self.upstream_template[: self.upstream_template.find("{")]
+        self.completers = _completers(
+            proxy, {"type": "ref/resource", "uri": self.upstream_template}
+        )
+
+    def upstream_uri(self, uri: str) -> str:
+        return str(self.upstream_head) + uri[len(self.head) :]
 
     async def read(
         self, uri: str, variables: JSON, injected: Any, run_sync: Any, *, mask_errors: bool
     ) -> list[JSON]:
-        upstream_uri = self.upstream_head + uri[len(self.head) :]
-        return await _read(self.proxy, upstream_uri, uri)
+        return await _read(self.proxy, self.upstream_uri(uri), uri)
+
+    async def watch(self, uri: str) -> None:
+        """A client subscribes to ``uri`` (one this template serves): subscribe upstream."""
+        await self.watches.watch(self.upstream_uri(uri), uri)
 
 
 def _arguments(**arguments: str) -> None:  # pragma: no cover - never called
@@ -142,6 +247,7 @@ class UpstreamPrompt(Prompt):
             meta=meta if isinstance(meta, dict) else None,
         )
         self.proxy, self.upstream_name = proxy, definition["name"]
+        self.completers = _completers(proxy, {"type": "ref/prompt", "name": self.upstream_name})
         arguments = definition.get("arguments")
         if isinstance(arguments, list):
             self.definition = {**self.definition, "arguments": arguments}

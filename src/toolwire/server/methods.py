@@ -67,7 +67,27 @@ def _listen(connection: ServerConnection, request: Request) -> Any:
     if not isinstance(wanted, dict):
         raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
     # Only what this server can deliver is acknowledged; the client sees what it got.
-    return connection.listen(request, connection.server.accepted_notifications(wanted, request))
+    accepted = connection.server.accepted_notifications(wanted, request)
+    uris = accepted.get("resourceSubscriptions")
+    watching = getattr(connection.server, "watching", None)
+    pending = watching(uris, request) if uris and watching is not None else None
+    if pending is None:
+        return connection.listen(request, accepted)
+    return _listen_watched(connection, request, accepted, pending)
+
+
+async def _listen_watched(
+    connection: ServerConnection, request: Request, accepted: JSON, pending: Any
+) -> Any:
+    """A listen stream whose resources had to be watched first (a mounted proxy's): those
+    that could not be are left out of the acknowledgement."""
+    failed = await pending
+    if failed:
+        kept = [uri for uri in accepted["resourceSubscriptions"] if uri not in failed]
+        accepted = {k: v for k, v in accepted.items() if k != "resourceSubscriptions"}
+        if kept:
+            accepted["resourceSubscriptions"] = kept
+    return await connection.listen(request, accepted)
 
 
 METHODS: dict[str, Callable[[ServerConnection, Request], Any]] = {

@@ -15,14 +15,19 @@ middleware, visibility, tags, scopes and auth, paging, transforms, tool search.
   :class:`~toolwire.errors.RegistrationError`.
 * **Live.** The mounted server tells its mounts about each change of its lists
   (``ServerCore.list_listeners``): its components are registered again, and ``mcp``'s
-  clients get ``notifications/*/list_changed``.
+  clients get ``notifications/*/list_changed``. Its ``resource_updated(uri)`` reaches
+  ``mcp``'s subscribers of the mounted URI (through its ``change_hooks``).
 * **Calls.** A mounted toolwire server's tool runs in ``mcp``'s call, with ``mcp``'s
   :class:`~toolwire.Context`: progress, logs, elicitation, sampling and cancellation reach
-  ``mcp``'s client. Its resources and prompts are its own functions, registered again.
+  ``mcp``'s client. Its own middleware runs around the call (under the tool's own name)
+  inside ``mcp``'s, and its own access rule (``visibility=``) is checked besides ``mcp``'s
+  (:class:`InnerRule`). Its resources and prompts are its own functions, registered again.
 * **Proxies.** A mounted :meth:`Server.proxy <toolwire.Server.proxy>` lists the upstream's
   tools when ``mcp`` starts serving and again when the upstream says they changed; its
   calls go upstream through one connection shared by all of ``mcp``'s sessions, carrying
-  progress, logs and questions both ways (:mod:`toolwire.proxy.mounted`).
+  progress, logs and questions both ways (:mod:`toolwire.proxy.mounted`). An upstream
+  that cannot be listed (not reachable yet) is listed again after ``RETRY_FIRST_S``
+  seconds, then twice as long each time up to ``RETRY_MAX_S``, while ``mcp`` serves.
 """
 
 from __future__ import annotations
@@ -37,11 +42,14 @@ from typing import Any
 from ..errors import RegistrationError
 from ..protocol.naming import prefixed_name
 from ..tools import Tool
+from .request import Request
 from .transforms import ForwardedTool, rules_of, running
 
 logger = logging.getLogger("toolwire")
 
 _PREFIX = re.compile(r"[A-Za-z0-9_-]{1,64}")
+RETRY_FIRST_S = 0.5  # a mounted proxy that could not be listed is listed again after this
+RETRY_MAX_S = 30.0  # ... and then at most this far apart
 
 
 def prefixed_uri(prefix: str, uri: str) -> str:
@@ -70,6 +78,8 @@ def mount(outer: Any, inner: Any, prefix: str | None) -> Mount:
         raise
     outer._mounts = [*outer._mounts, mounted]
     inner.list_listeners = [*inner.list_listeners, mounted.changed]
+    if not mounted.proxied:
+        inner.change_hooks.append(mounted.updated)
     return mounted
 
 
@@ -91,6 +101,9 @@ class Mount:
             "prompts": {},
         }
         self._syncing: set[asyncio.Task[None]] = set()
+        self._retrying: asyncio.Task[None] | None = None
+        self._failing = False  # the last listing failed (logged once until it works)
+        self._watches: Any = None  # a proxy's subscribed resources (toolwire.proxy.mounted)
 
     # ------------------------------------------------------------ names
 
@@ -126,22 +139,54 @@ class Mount:
         """The mounted server's ``kind`` list changed."""
         if not self.proxied:
             self.sync_local(kind)
+            if kind == "tools":  # its own access rule may have changed (visibility=)
+                self.outer.tool_registry.touch()
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        task = loop.create_task(self.sync_proxied(kind))
+        task = loop.create_task(self._sync_or_retry(kind))
         self._syncing.add(task)
         task.add_done_callback(self._syncing.discard)
+
+    def updated(self, event: dict[str, Any]) -> None:
+        """A change the mounted toolwire server announced: a resource update reaches the
+        mounting server's subscribers of its mounted URI."""
+        uri = event.get("updated")
+        if isinstance(uri, str):
+            self.outer.resource_updated(self.uri(uri))
 
     async def start(self) -> None:
         await self.inner.start()
         if self.proxied:
-            await self.sync_proxied()
+            await self._sync_or_retry()
 
     async def stop(self) -> None:
         await self.inner.stop()
+        retrying = self._retrying
+        if retrying is not None and not getattr(self.inner, "_users", 0):
+            self._retrying = None
+            retrying.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await retrying
+
+    async def _sync_or_retry(self, kind: str | None = None) -> None:
+        if not await self.sync_proxied(kind) and self._retrying is None:
+            self._retrying = asyncio.get_running_loop().create_task(self._retry())
+
+    async def _retry(self) -> None:
+        """List the upstream again, backing off, until it answers."""
+        delay = RETRY_FIRST_S
+        try:
+            while True:
+                await asyncio.sleep(delay)
+                if await self.sync_proxied():
+                    return
+                delay = min(delay * 2, RETRY_MAX_S)
+        finally:
+            if self._retrying is asyncio.current_task():
+                self._retrying = None
 
     def _sync(self, kind: str, desired: dict[str, Any], build: Any, strict: bool = True) -> None:
         """Register what ``desired`` (id in the mounted server -> source) holds and drop what
@@ -197,14 +242,14 @@ class Mount:
             self._sync("prompts", {p.name: p for p in inner.prompts}, self._local_prompt)
 
     def _local_tool(self, key: str, tool: Tool) -> Tool:
-        return ForwardedTool(
-            running(tool),
+        forwarded = ForwardedTool(
+            self._through_inner(key, tool),
             name=self.name(key),
             input_schema=tool.schema.input_schema,
             output_schema=tool.schema.output_schema,
             wraps_result=tool.schema.wraps_result,
             structured=tool.structured,
-            needs_context=bool(tool.schema.injected),
+            needs_context=True,  # its own middleware, if any, needs the call's connection
             title=tool.title,
             description=tool.description,
             annotations=tool.annotations,
@@ -216,6 +261,46 @@ class Mount:
             sensitive=tool.sensitive,
             original=tool,
         )
+        forwarded.mounted_rule = InnerRule(self.inner, tool)  # type: ignore[attr-defined]
+        return forwarded
+
+    def _through_inner(self, key: str, tool: Tool) -> Any:
+        """A forward that runs ``tool`` through the mounted server's own middleware (if it
+        has any), which sees the call under the tool's own name ``key``."""
+        run, inner = running(tool), self.inner
+
+        def forward(
+            arguments: Any,
+            context: Any,
+            run_sync: Any,
+            mask_errors: bool,
+            timeout: float | None,
+            on_timeout: Any,
+        ) -> Any:
+            if not getattr(inner, "middleware", None):
+                return run(arguments, context, run_sync, mask_errors, timeout, on_timeout)
+            asked = context.request
+            params = {**asked.params, "name": key, "arguments": dict(arguments)}
+            request = Request(
+                asked.id,
+                "tools/call",
+                params,
+                asked.features,
+                asked.meta,
+                asked.capabilities,
+                asked.client_info,
+                asked.log_level,
+            )
+            request.identity, request.rules = asked.identity, asked.rules
+
+            def handler(connection: Any, request: Request) -> Any:
+                given = request.params.get("arguments")
+                given = given if isinstance(given, dict) else {}
+                return run(given, context, run_sync, mask_errors, timeout, on_timeout)
+
+            return inner.through_middleware(context._connection, request, handler)
+
+        return forward
 
     # A mounted server's resources and prompts are its own objects (their functions,
     # completers, access rules), copied under the prefixed URI or name.
@@ -243,11 +328,14 @@ class Mount:
 
     # ------------------------------------------------------------ a proxy
 
-    async def sync_proxied(self, kind: str | None = None) -> None:
-        """List what the upstream offers (through the proxy) and register it."""
+    async def sync_proxied(self, kind: str | None = None) -> bool:
+        """List what the upstream offers (through the proxy) and register it; False when
+        the upstream could not be listed."""
         import importlib
 
         mounted = importlib.import_module("toolwire.proxy.mounted")
+        if self._watches is None:
+            self._watches = mounted.Watches(self.inner, self.outer)
         kinds: tuple[str, ...] = ("tools", "resources", "templates", "prompts")
         if kind is not None:
             kinds = (kind,)
@@ -256,11 +344,11 @@ class Mount:
         for each in kinds:
             try:
                 definitions = await mounted.definitions(self.inner, each)
-            except Exception as exc:  # the upstream is unreachable: nothing of it is served
-                logger.warning(
-                    "Mounted proxy %r: cannot list its %s: %s", self.inner.name, each, exc
-                )
-                return
+            except Exception as exc:  # the upstream is unreachable: listed again later
+                log = logger.debug if self._failing else logger.warning
+                log("Mounted proxy %r: cannot list its %s: %s", self.inner.name, each, exc)
+                self._failing = True
+                return False
             previous = {key: source for key, (source, _) in self.registered[each].items()}
             desired = {}
             for key, definition in definitions.items():
@@ -269,9 +357,32 @@ class Mount:
 
             def build(key: str, definition: Any, each: str = each) -> Any:
                 named = self.name(key) if each in ("tools", "prompts") else self.uri(key)
-                return mounted.upstream_component(self.inner, each, definition, named)
+                return mounted.upstream_component(
+                    self.inner, each, definition, named, self._watches
+                )
 
             self._sync(each, desired, build, strict=False)
+        self._failing = False
+        return True
+
+
+class InnerRule:
+    """The mounted server's own access rule (its ``visibility=`` predicate, its app-only
+    tools) for one of its tools, checked by the mounting server's registry besides its own
+    (``Registry.allows``) while the mounted server has such a rule."""
+
+    def __init__(self, server: Any, tool: Tool) -> None:
+        self.server, self.tool = server, tool
+
+    @property
+    def active(self) -> bool:
+        registry = getattr(self.server, "tool_registry", None)
+        if registry is None or registry.rule is None:
+            return False
+        return registry.ruled is None or bool(registry.ruled(self.tool))
+
+    def __call__(self, item: Any, request: Any) -> bool:
+        return bool(self.server.tool_registry.rule(self.tool, request))
 
 
 def _shows(server: Any, tool: Tool) -> bool:

@@ -183,6 +183,7 @@ class Registry(Generic[C]):
                 item.scopes
                 or item.auth is not None
                 or (self.rule is not None and (ruled is None or ruled(item)))
+                or _mounted_rule(item) is not None
                 for item in self._shown
             )
         return self._shown
@@ -212,6 +213,9 @@ class Registry(Generic[C]):
         if (item.scopes or item.auth is not None) and not may_use(
             request.identity, item, self.scope_hierarchy()
         ):
+            return False
+        mounted = _mounted_rule(item)
+        if mounted is not None and not mounted(item, request):
             return False
         return self.rule is None or self.rule(item, request)
 
@@ -266,3 +270,10 @@ class Registry(Generic[C]):
         if after is not None:
             result["nextCursor"] = after
         return result, listing is not None
+
+
+def _mounted_rule(item: Any) -> Callable[[Any, Request], bool] | None:
+    """The access rule of the server ``item`` was mounted from (``mcp.mount``), while that
+    server has one (its ``visibility=`` predicate)."""
+    rule = getattr(item, "mounted_rule", None)
+    return rule if rule is not None and rule.active else None

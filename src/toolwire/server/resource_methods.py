@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol.revisions import Features
-from .request import Request
+from .request import JSON, Request
 from .session import ServerConnection
 
 
@@ -89,6 +89,18 @@ def _subscribe(connection: ServerConnection, request: Request) -> Any:
         return hook(connection, request, uri, True)
     if not server.knows(uri, request):  # nor one its caller may not use
         raise not_found(uri, request.features)
+    watching = getattr(server, "watching", None)
+    pending = watching([uri], request) if watching is not None else None
+    if pending is not None:  # what serves it subscribes first (a mounted proxy, upstream)
+        return _subscribed(connection, uri, pending)
+    connection.subscriptions.add(uri)
+    return {}
+
+
+async def _subscribed(connection: ServerConnection, uri: str, pending: Any) -> JSON:
+    failed = await pending
+    if uri in failed:
+        raise failed[uri]
     connection.subscriptions.add(uri)
     return {}
 

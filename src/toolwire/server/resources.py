@@ -222,6 +222,29 @@ class ResourceRegistry(ServerCore):
                 accepted["resourceSubscriptions"] = known
         return accepted
 
+    def watching(self, uris: Sequence[str], request: Request | None) -> Any:
+        """Subscribing to ``uris``: what serves one of them may need to know first (a
+        mounted proxy's resource subscribes upstream: its ``watch(uri)`` coroutine). None
+        when nothing does, else a coroutine of the URIs that could not be watched, each
+        with the error saying why."""
+        hooks = []
+        for uri in uris:
+            found = self._locate(uri, request)
+            watch = getattr(found[0], "watch", None) if found is not None else None
+            if watch is not None:
+                hooks.append((uri, watch))
+        return self._watch(hooks) if hooks else None
+
+    @staticmethod
+    async def _watch(hooks: list[tuple[str, Callable[[str], Any]]]) -> dict[str, RPCError]:
+        failed: dict[str, RPCError] = {}
+        for uri, watch in hooks:
+            try:
+                await watch(uri)
+            except RPCError as exc:
+                failed[uri] = exc
+        return failed
+
     # ------------------------------------------------------------ notifications
 
     def resources_changed(self) -> None:
