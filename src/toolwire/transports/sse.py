@@ -82,6 +82,13 @@ class Stream:
         if changed is not None and not changed.done():
             changed.set_result(None)
 
+    def changed(self) -> asyncio.Future[None]:
+        """A future done at the next event (or when the stream ends); shared by every reader:
+        wait for it shielded, or through a callback."""
+        if self._changed is None:
+            self._changed = asyncio.get_running_loop().create_future()
+        return self._changed
+
     def carried(self) -> asyncio.Future[int | None]:
         """A connection now carries this stream: the future is done once :meth:`hang_up`
         asks it to end."""
@@ -117,6 +124,4 @@ class Stream:
                 continue
             if self.done:
                 return
-            if self._changed is None:
-                self._changed = asyncio.get_running_loop().create_future()
-            await asyncio.shield(self._changed)
+            await asyncio.shield(self.changed())
