@@ -123,8 +123,8 @@ class Answering:
                 if self.store.shared and stream.sink is not None and session_id is not None:
                     self.store.open_stream(session_id, stream.id, stream.request_id)
                     await self.store.flush()  # its id resumes it through any worker
-                event = priming(stream.event_id(0), self.retry_ms)
-                await send({"type": "http.response.body", "body": event, "more_body": True})
+                primer = priming(stream.event_id(0), self.retry_ms)
+                await send({"type": "http.response.body", "body": primer, "more_body": True})
             # One reader per stream: a resumption takes it over, this response then ends.
             mine = self.streams.reader(session_id, stream.id) if session_id else None
             if release is None and resumable:
