@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 MAX_KEPT_EVENTS = 1024
 
@@ -83,8 +83,8 @@ class Stream:
             changed.set_result(None)
 
     def changed(self) -> asyncio.Future[None]:
-        """A future done at the next event (or when the stream ends); shared by every reader:
-        wait for it shielded, or through a callback."""
+        """A future done at the next event (or when the stream ends); shared by every reader,
+        so learn of it through a callback (:class:`~.http_follow.Follower` does)."""
         if self._changed is None:
             self._changed = asyncio.get_running_loop().create_future()
         return self._changed
@@ -112,16 +112,3 @@ class Stream:
 
     def event_id(self, seq: int) -> str:
         return f"{self.id}/{seq}"
-
-    async def follow(self, after: int = 0) -> AsyncIterator[tuple[int, bytes]]:
-        """Events after sequence number ``after``, waiting for new ones until the stream ends."""
-        while True:
-            for seq, data in list(self.events):
-                if seq > after:
-                    after = seq
-                    yield seq, data
-            if after < self.seq:  # pushed while the reader was busy with an event
-                continue
-            if self.done:
-                return
-            await asyncio.shield(self.changed())
