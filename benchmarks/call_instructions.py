@@ -12,7 +12,7 @@ It serves ``bench_server.py`` over stdio (2025-06-18) under callgrind with the c
 for calls 64 in flight, the start-up (a run with no calls) subtracted. With ``--http`` it
 counts sequential calls through the server's HTTP app instead (``json_response`` as the harness
 sets it), driven in process by ``asgi_calls.py`` as uvicorn drives it but without sockets, so
-the count is the app's own work: a legacy session (2025-06-18), or 2026-07-28 requests with
+the count is the app's own work (past 32 calls made first): a legacy session (2025-06-18), or 2026-07-28 requests with
 ``--revision 2026-07-28``. Waiting (start-up, the
 end of input) can add instructions when the machine is busy, never remove them, so each count
 is the smallest of ``--repeat`` runs. Needs ``valgrind``.
@@ -40,6 +40,9 @@ INITIALIZE = {
         "clientInfo": {"name": "count", "version": "0"},
     },
 }
+
+
+WARM = 32  # calls made before the ones counted over HTTP
 
 
 def app_instructions(src: Path, calls: int, revision: str) -> int:
@@ -123,7 +126,8 @@ def main() -> None:
         def counted(calls: int) -> int:
             return min(app_instructions(args.src, calls, args.revision) for _ in range(args.repeat))
 
-        per_call = (counted(args.calls) - counted(0)) / args.calls
+        # A run of WARM calls subtracted: the start-up, and what the first calls load.
+        per_call = (counted(WARM + args.calls) - counted(WARM)) / args.calls
         print(f"HTTP {args.revision}, sequential: {per_call:,.0f} instructions per call")
         return
 
