@@ -51,6 +51,7 @@ def app_instructions(src: Path, calls: int, revision: str) -> int:
         out = Path(tmp) / "callgrind.out"
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         env["PYTHONPATH"] = str(src)
+        env["PYTHONHASHSEED"] = "0"  # the same hashes, so the same work, run after run
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
         script = str(HERE / "asgi_calls.py")
         run = [*command, sys.executable, script, str(calls), revision]
