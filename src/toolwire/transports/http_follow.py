@@ -24,7 +24,16 @@ class Follower:
     """The events of ``stream`` after ``after``, until it ends, the client leaves or one of
     ``stops`` is done (another reader took over, the call let its connection go)."""
 
-    __slots__ = ("_timer", "_waiter", "after", "receive", "stops", "stream", "watcher")
+    __slots__ = (
+        "_listening",
+        "_timer",
+        "_waiter",
+        "after",
+        "receive",
+        "stops",
+        "stream",
+        "watcher",
+    )
 
     def __init__(
         self,
@@ -39,6 +48,8 @@ class Follower:
         self.stops = [stop for stop in stops if stop is not None]
         for stop in self.stops:
             stop.add_done_callback(self._wake)
+        stream.listen(self._wake)
+        self._listening = True
         self.watcher: asyncio.Future[None] | None = None  # reads receive() once started
         self._waiter: asyncio.Future[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -64,22 +75,19 @@ class Follower:
                 return seq, data
             if stream.done:
                 return None
-            await self._wait(stream)
+            await self._wait()
         return None
 
-    async def _wait(self, stream: Stream) -> None:
+    async def _wait(self) -> None:
         """Until the stream changes, a stop is done or the client leaves."""
         loop = asyncio.get_running_loop()
         self._waiter = waiter = loop.create_future()
-        changed = stream.changed()
-        changed.add_done_callback(self._wake)
         if self.watcher is None and self._timer is None:
             self._timer = loop.call_later(WATCH_AFTER_S, self.watch)
         try:
             await waiter
         finally:
             self._waiter = None
-            changed.remove_done_callback(self._wake)
 
     def watch(self) -> None:
         """Watch for the client's departure from now on."""
@@ -94,8 +102,11 @@ class Follower:
 
     def close(self) -> None:
         """Stop watching (the response is over or goes on elsewhere)."""
-        for stop in self.stops:
-            stop.remove_done_callback(self._wake)
+        if self._listening:  # (not closed already)
+            self._listening = False
+            for stop in self.stops:
+                stop.remove_done_callback(self._wake)
+            self.stream.unlisten(self._wake)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

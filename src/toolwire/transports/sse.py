@@ -56,7 +56,8 @@ class Stream:
         self.seq = 0
         self.done = False
         self.request_id: str | int | None = None  # the request this stream answers, if any
-        self._changed: asyncio.Future[None] | None = None
+        # Told (synchronously) of every event and of the end: the readers waiting.
+        self._listeners: list[Callable[[], None]] = []
         # Called with (seq, data, last) for every event: a shared store keeps a copy.
         self.sink: Callable[[int, bytes, bool], None] | None = None
         # Set while an SSE connection carries this stream (or may: a response not yet
@@ -78,16 +79,15 @@ class Stream:
         self._wake()
 
     def _wake(self) -> None:
-        changed, self._changed = self._changed, None
-        if changed is not None and not changed.done():
-            changed.set_result(None)
+        for listener in self._listeners:
+            listener()
 
-    def changed(self) -> asyncio.Future[None]:
-        """A future done at the next event (or when the stream ends); shared by every reader,
-        so learn of it through a callback (:class:`~.http_follow.Follower` does)."""
-        if self._changed is None:
-            self._changed = asyncio.get_running_loop().create_future()
-        return self._changed
+    def listen(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` at every event and when the stream ends (it must not block)."""
+        self._listeners.append(listener)
+
+    def unlisten(self, listener: Callable[[], None]) -> None:
+        self._listeners.remove(listener)
 
     def carried(self) -> asyncio.Future[int | None]:
         """A connection now carries this stream: the future is done once :meth:`hang_up`
