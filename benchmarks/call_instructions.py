@@ -5,10 +5,15 @@ whose difference is smaller than the benchmark's round-to-round spread::
 
     python benchmarks/call_instructions.py                      # this checkout
     python benchmarks/call_instructions.py --src ../old/src     # another checkout's code
+    BENCH_ASYNC_ADD=1 python benchmarks/call_instructions.py --http   # the HTTP app's work
 
 It serves ``bench_server.py`` over stdio (2025-06-18) under callgrind with the code in
 ``--src`` first on ``sys.path``, and prints the instructions per call for sequential calls and
-for calls 64 in flight, the start-up (a run with no calls) subtracted. Waiting (start-up, the
+for calls 64 in flight, the start-up (a run with no calls) subtracted. With ``--http`` it
+counts sequential calls through the server's HTTP app instead (``json_response`` as the harness
+sets it), driven in process by ``asgi_calls.py`` as uvicorn drives it but without sockets, so
+the count is the app's own work (past 32 calls made first): a legacy session (2025-06-18), or 2026-07-28 requests with
+``--revision 2026-07-28``. Waiting (start-up, the
 end of input) can add instructions when the machine is busy, never remove them, so each count
 is the smallest of ``--repeat`` runs. Needs ``valgrind``.
 """
@@ -35,6 +40,32 @@ INITIALIZE = {
         "clientInfo": {"name": "count", "version": "0"},
     },
 }
+
+
+WARM = 32  # calls made before the ones counted over HTTP
+
+
+def app_instructions(src: Path, calls: int, revision: str) -> int:
+    """Total instructions of ``asgi_calls.py`` making ``calls`` calls through the HTTP app."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env["PYTHONPATH"] = str(src)
+        env["PYTHONHASHSEED"] = "0"  # the same hashes, so the same work, run after run
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+        script = str(HERE / "asgi_calls.py")
+        run = [*command, sys.executable, script, str(calls), revision]
+        subprocess.run(
+            run, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
+        return _summary(out)
+
+
+def _summary(out: Path) -> int:
+    found = re.search(r"^summary: (\d+)", out.read_text(), re.MULTILINE)
+    if found is None:
+        raise SystemExit("callgrind wrote no summary")
+    return int(found.group(1))
 
 
 def instructions(src: Path, calls: int, window: int) -> int:
@@ -79,10 +110,7 @@ def instructions(src: Path, calls: int, window: int) -> int:
                     raise SystemExit("a call failed")
         server.stdin.close()
         server.wait(timeout=600)
-        found = re.search(r"^summary: (\d+)", out.read_text(), re.MULTILINE)
-        if found is None:
-            raise SystemExit("callgrind wrote no summary")
-        return int(found.group(1))
+        return _summary(out)
 
 
 def main() -> None:
@@ -90,7 +118,19 @@ def main() -> None:
     parser.add_argument("--src", type=Path, default=HERE.parent / "src", help="the code to count")
     parser.add_argument("--calls", type=int, default=2048, help="calls per count (2048)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per count, the least kept (3)")
+    parser.add_argument("--http", action="store_true", help="through the HTTP app, sequential")
+    parser.add_argument("--revision", default="2025-06-18", help="with --http (or 2026-07-28)")
     args = parser.parse_args()
+
+    if args.http:
+
+        def counted(calls: int) -> int:
+            return min(app_instructions(args.src, calls, args.revision) for _ in range(args.repeat))
+
+        # A run of WARM calls subtracted: the start-up, and what the first calls load.
+        per_call = (counted(WARM + args.calls) - counted(WARM)) / args.calls
+        print(f"HTTP {args.revision}, sequential: {per_call:,.0f} instructions per call")
+        return
 
     def least(calls: int, window: int) -> int:
         return min(instructions(args.src, calls, window) for _ in range(args.repeat))

@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 
 from . import http_limits as limits
-from .http_asgi import Receive, Send, disconnected, json_answer, until
+from .http_asgi import Receive, Send, json_answer
+from .http_follow import Follower
 from .http_resume import cut_answer
 from .http_rules import status_of
 from .http_session import Reply, Session
@@ -51,13 +52,13 @@ class Answering:
             )
             return
         if not reply.answered:
-            gone = asyncio.ensure_future(disconnected(receive))
             # The call may let its connection go (Context.close_sse_connection): then SSE.
             release = stream.carried() if resumable and wants_sse else None
-            ended = gone if release is None else limits.either(gone, release)
+            follower = Follower(stream, receive, release)
             to_sse = False  # something comes before the answer, or the call let go
             try:
-                async for seq, data in until(stream.follow(), ended):
+                while (event := await follower.next()) is not None:
+                    seq, data = event
                     let_go = release is not None and release.done()  # even if answered now
                     if reply.answered and seq == stream.seq and not let_go:
                         break
@@ -67,14 +68,14 @@ class Answering:
                     if session is not None:  # JSON only: the request's messages go to GET
                         session.standalone.push(data)
                 else:
-                    to_sse = release is not None and release.done() and not gone.done()
+                    to_sse = release is not None and release.done() and not follower.gone
                     if not to_sse:
-                        if not gone.done():  # the stream ended unanswered: shutdown, DELETE
+                        if not follower.gone:  # the stream ended unanswered: shutdown, DELETE
                             status, data = cut_answer(reply.mid, self.closing)
                             await json_answer(send, status, data, session_id)
                         return  # (or the client went away before the answer)
                 if to_sse:
-                    gone.cancel()  # (a let-go connection: primed, then it ends at once)
+                    follower.close()  # (a let-go connection: primed, then it ends at once)
                     await self._stream(
                         stream,
                         receive,
@@ -86,7 +87,7 @@ class Answering:
                     )
                     return
             finally:
-                gone.cancel()
+                follower.close()
                 if release is not None:
                     stream.dropped(release)
         data = stream.events[-1][1]
@@ -122,17 +123,16 @@ class Answering:
                 if self.store.shared and stream.sink is not None and session_id is not None:
                     self.store.open_stream(session_id, stream.id, stream.request_id)
                     await self.store.flush()  # its id resumes it through any worker
-                event = priming(stream.event_id(0), self.retry_ms)
-                await send({"type": "http.response.body", "body": event, "more_body": True})
-            gone = asyncio.ensure_future(disconnected(receive))
+                primer = priming(stream.event_id(0), self.retry_ms)
+                await send({"type": "http.response.body", "body": primer, "more_body": True})
             # One reader per stream: a resumption takes it over, this response then ends.
             mine = self.streams.reader(session_id, stream.id) if session_id else None
             if release is None and resumable:
                 release = stream.carried()
-            watched = [f for f in (mine, release) if f is not None]
-            ended = limits.either(gone, *watched) if watched else gone
+            follower = Follower(stream, receive, mine, release, after=after)
             try:
-                async for seq, data in until(stream.follow(after), ended):
+                while (event := await follower.next()) is not None:
+                    seq, data = event
                     event_id = stream.event_id(seq) if resumable else None
                     if resumable and self.store.shared:  # stored before sent: none is lost
                         await self.store.flush()
@@ -143,8 +143,9 @@ class Answering:
                             "more_body": True,
                         }
                     )
-                cut = reply is not None and not reply.answered and not gone.done()
-                if release is not None and release.done() and not gone.done():
+                gone = follower.gone
+                cut = reply is not None and not reply.answered and not gone
+                if release is not None and release.done() and not gone:
                     # the call let this connection go; the stream goes on (HT-12)
                     delay = release.result()
                     body = retry(self.retry_ms if delay is None else delay)
@@ -155,7 +156,7 @@ class Answering:
                     body = frame(data)
                     await send({"type": "http.response.body", "body": body, "more_body": True})
             finally:
-                gone.cancel()
+                follower.close()
                 if release is not None:
                     stream.dropped(release)
                 if mine is not None and session_id:

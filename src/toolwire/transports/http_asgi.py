@@ -28,22 +28,6 @@ async def disconnected(receive: Receive) -> None:
         pass
 
 
-async def until(events: Any, gone: asyncio.Future[None]) -> Any:
-    """Events from ``events`` until ``gone`` is done (the client went away, say): none
-    after that, even one that is ready."""
-    iterator = events.__aiter__()
-    while not gone.done():
-        following = asyncio.ensure_future(iterator.__anext__())
-        await asyncio.wait({following, gone}, return_when=asyncio.FIRST_COMPLETED)
-        if not following.done():
-            following.cancel()
-            return
-        try:
-            yield following.result()
-        except StopAsyncIteration:
-            return
-
-
 async def plain(send: Send, status: int, body: bytes) -> None:
     await send(
         {

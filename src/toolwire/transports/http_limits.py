@@ -264,22 +264,6 @@ class SessionTable(dict[str, Session]):
         return None
 
 
-def either(*futures: asyncio.Future[Any]) -> asyncio.Future[None]:
-    """A future done as soon as any of ``futures`` is (at once if one already is)."""
-    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    if any(future.done() for future in futures):
-        done.set_result(None)
-        return done
-
-    def fire(_: object) -> None:
-        if not done.done():
-            done.set_result(None)
-
-    for future in futures:
-        future.add_done_callback(fire)
-    return done
-
-
 async def batch_answer(
     connection: Any,
     before: dict[Any, Any],

@@ -86,11 +86,16 @@ class Session:
         if self.store.shared:
             stream.sink = functools.partial(self.store.record, self.id, stream.id)
         self.streams[stream.id] = stream
-        if len(self.streams) > KEPT_STREAMS:  # forget the oldest finished ones
-            for old in [s for s in self.streams.values() if s.done][
-                : len(self.streams) - KEPT_STREAMS
-            ]:
-                del self.streams[old.id]
+        excess = len(self.streams) - KEPT_STREAMS
+        if excess > 0:  # forget the oldest finished ones (looked for from the oldest on)
+            finished = []
+            for kept in self.streams.values():
+                if kept.done:
+                    finished.append(kept.id)
+                    if len(finished) == excess:
+                        break
+            for old in finished:
+                del self.streams[old]
         return stream
 
     def request_stream(self, request_id: str | int | None = None) -> Stream:

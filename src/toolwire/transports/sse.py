@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 MAX_KEPT_EVENTS = 1024
 
@@ -56,7 +56,8 @@ class Stream:
         self.seq = 0
         self.done = False
         self.request_id: str | int | None = None  # the request this stream answers, if any
-        self._changed: asyncio.Future[None] | None = None
+        # Told (synchronously) of every event and of the end: the readers waiting.
+        self._listeners: list[Callable[[], None]] = []
         # Called with (seq, data, last) for every event: a shared store keeps a copy.
         self.sink: Callable[[int, bytes, bool], None] | None = None
         # Set while an SSE connection carries this stream (or may: a response not yet
@@ -78,9 +79,15 @@ class Stream:
         self._wake()
 
     def _wake(self) -> None:
-        changed, self._changed = self._changed, None
-        if changed is not None and not changed.done():
-            changed.set_result(None)
+        for listener in self._listeners:
+            listener()
+
+    def listen(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` at every event and when the stream ends (it must not block)."""
+        self._listeners.append(listener)
+
+    def unlisten(self, listener: Callable[[], None]) -> None:
+        self._listeners.remove(listener)
 
     def carried(self) -> asyncio.Future[int | None]:
         """A connection now carries this stream: the future is done once :meth:`hang_up`
@@ -105,18 +112,3 @@ class Stream:
 
     def event_id(self, seq: int) -> str:
         return f"{self.id}/{seq}"
-
-    async def follow(self, after: int = 0) -> AsyncIterator[tuple[int, bytes]]:
-        """Events after sequence number ``after``, waiting for new ones until the stream ends."""
-        while True:
-            for seq, data in list(self.events):
-                if seq > after:
-                    after = seq
-                    yield seq, data
-            if after < self.seq:  # pushed while the reader was busy with an event
-                continue
-            if self.done:
-                return
-            if self._changed is None:
-                self._changed = asyncio.get_running_loop().create_future()
-            await asyncio.shield(self._changed)
