@@ -20,6 +20,7 @@ from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
     EXPECTED_ERRORS,
+    Dependency,
     cancelled_from_outside,
     error_message,
     is_async,
@@ -106,6 +107,7 @@ class Tool(Component):
         blocking: bool | None = None,
         sensitive: Iterable[str] = (),
         inject: tuple[type, ...] = (),
+        provided: Mapping[Any, Any] | None = None,
         schema_profile: Literal["portable", "pydantic"] = "portable",
         max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
         max_string_length: int | None = MAX_STRING_LENGTH,
@@ -134,6 +136,7 @@ class Tool(Component):
                 structured_output=structured_output,
                 input_schema=input_schema,
                 unknown_arguments=unknown_arguments,
+                provided=provided,
             )
         except (TypeError, ValueError) as exc:
             message = str(exc)
@@ -158,6 +161,12 @@ class Tool(Component):
         self.inline = not self.is_async and blocking is False and timeout is None
         self.never_blocks = False  # proven by its code: inline even when a timeout applies
         self._judged = self.is_async or blocking is not None
+        if any(isinstance(d, Dependency) for d in self.schema.injected.values()):
+            from .dependencies import plan
+
+            self.plan = plan(f"tool {self.name!r}", self.schema.injected, inject, provided)
+            self.inline = False  # its dependencies are resolved on the event loop first
+            self._judged = True
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.header_params = _header_params(self.name, self.schema.input_schema)
         self.definition = self._definition()
@@ -208,7 +217,11 @@ class Tool(Component):
             return self._invalid(exc)
         deadline = self.timeout if self.timeout is not None else timeout
         try:
-            call = self.fn(**kwargs) if self.is_async else run_sync(self.fn, kwargs)
+            call: Awaitable[Any]
+            if self.plan is not None:
+                call = self.plan.call(self.fn, self.is_async, kwargs, injected, run_sync)
+            else:
+                call = self.fn(**kwargs) if self.is_async else run_sync(self.fn, kwargs)
             if deadline is not None:
                 outcome = await before(call, deadline)
             else:
