@@ -151,7 +151,7 @@ class _Builder:
             else:
                 shown = getattr(p.annotation, "__name__", None) or repr(p.annotation)
                 hint = (
-                    f"Depends(...), or register a provider with mcp.provide({shown}, ...) before"
+                    f"Depends(...), or call mcp.provide({shown}, ...) before registering it"
                     if p.annotation is not p.empty
                     else "Depends(...)"
                 )
