@@ -49,7 +49,7 @@ def _refuse_unknown_type(name: str, params: list[tuple[str, Any, Any]]) -> None:
                 f"tool {name!r}: parameter {pname!r} has the type {shown}, which no JSON "
                 f"argument can give; if the server should fill it in, annotate it "
                 f"Annotated[{shown}, Depends(provider)] or call mcp.provide({shown}, provider) "
-                'before registering the tool (docs/tools.md, "Dependencies")'
+                'before registering the tool (docs/runtime.md, "Dependencies")'
             ) from None
         except Exception:
             continue

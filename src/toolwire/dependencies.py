@@ -122,9 +122,9 @@ class _Builder:
         node = Node(dependency)
         name, _, func = describe(node.provider)
         try:
-            signature = signature_of(node.provider, func, name)
+            signature = signature_of(node.provider, func, name, None)
         except (TypeError, ValueError) as exc:
-            raise RegistrationError(f"{self._label()}: dependency {name!r}: {exc}") from None
+            raise RegistrationError(f"{self._label()}: the dependency {name!r}: {exc}") from None
         for p in signature.parameters.values():
             if p.kind is p.VAR_POSITIONAL or p.kind is p.VAR_KEYWORD:
                 continue

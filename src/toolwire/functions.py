@@ -68,7 +68,11 @@ def describe(fn: Callable[..., Any]) -> tuple[str, str | None, Any]:
     return type(obj).__name__, doc, inspect.unwrap(call)
 
 
-def signature_of(fn: Callable[..., Any], func: Any, name: str) -> inspect.Signature:
+def signature_of(
+    fn: Callable[..., Any], func: Any, name: str, kind: str | None = "tool"
+) -> inspect.Signature:
+    """The signature of ``fn``, annotations evaluated; ``TypeError`` (naming the ``kind``
+    and ``name``) for one that cannot be."""
     try:
         return inspect.signature(fn, eval_str=True)
     except (NameError, SyntaxError, TypeError, AttributeError):
@@ -81,9 +85,17 @@ def signature_of(fn: Callable[..., Any], func: Any, name: str) -> inspect.Signat
             try:
                 p = p.replace(annotation=eval(p.annotation, namespace))
             except Exception as exc:
+                hint = ""
+                if "Depends(" in p.annotation:  # a provider defined inside a function
+                    hint = (
+                        " (with `from __future__ import annotations` an annotation is "
+                        "evaluated later, where only module-level names exist: define the "
+                        f"provider at module level, or write `{p.name}: T = Depends(...)`)"
+                    )
+                where = f"{kind} {name!r}: " if kind else ""
                 raise TypeError(
-                    f"tool {name!r}: cannot resolve the annotation {p.annotation!r} of "
-                    f"parameter {p.name!r}: {exc}"
+                    f"{where}cannot resolve the annotation {p.annotation!r} of "
+                    f"parameter {p.name!r}: {exc}{hint}"
                 ) from None
         params.append(p)
     ret = sig.return_annotation
@@ -143,7 +155,7 @@ def Depends(
     ``scope="request"``: called once per call (shared by everything in that call), cleaned up
     when the function returns or raises, or the call is cancelled. ``scope="lifespan"``:
     called on first use and shared by every call until the server stops, when it is cleaned
-    up. See docs/tools.md, "Dependencies".
+    up. See docs/runtime.md, "Dependencies".
     """
     if not callable(provider):
         raise TypeError(f"Depends() needs a function or class, got {type(provider).__name__}")

@@ -14,7 +14,6 @@ In process, :func:`build` gives the server and its :class:`Journal`.
   ``journal(until)`` answers the lines written so far, once one contains ``until``.
 """
 
-
 import asyncio
 import itertools
 import sys

@@ -247,7 +247,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         the tools, resources and prompts registered after: ``mcp.provide(Pool, make_pool,
         scope="lifespan")``, or ``@mcp.provide(Pool, scope="lifespan")`` on the provider.
         The same as annotating each such parameter ``Annotated[Pool, Depends(make_pool,
-        scope=...)]`` (:func:`toolwire.Depends`; docs/tools.md, "Dependencies")."""
+        scope=...)]`` (:func:`toolwire.Depends`; docs/runtime.md, "Dependencies")."""
         from ..dependencies import provide
 
         if provider is None:
