@@ -28,7 +28,7 @@ from http_server import serve_http
 from wire import checked_client
 
 sys.path.insert(0, str(Path(__file__).parent / "servers"))
-from dependencies_server import Journal, build  # noqa: E402
+from dependencies_server import Journal, build
 
 pytestmark = pytest.mark.timeout(60)
 
