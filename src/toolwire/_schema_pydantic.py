@@ -46,10 +46,11 @@ def _refuse_unknown_type(name: str, params: list[tuple[str, Any, Any]]) -> None:
         except PydanticUserError:
             shown = getattr(ann, "__name__", None) or repr(ann)
             raise TypeError(
-                f"tool {name!r}: parameter {pname!r} has the type {shown}, which no JSON "
-                f"argument can give; if the server should fill it in, annotate it "
-                f"Annotated[{shown}, Depends(provider)] or call mcp.provide({shown}, provider) "
-                'before registering the tool (docs/runtime.md, "Dependencies")'
+                f"tool {name!r}: cannot build an input schema: parameter {pname!r} has the "
+                f"type {shown}, which no JSON argument can give; if the server should fill "
+                f"it in, annotate it Annotated[{shown}, Depends(provider)] or call "
+                f"mcp.provide({shown}, provider) before registering the tool "
+                '(docs/runtime.md, "Dependencies")'
             ) from None
         except Exception:
             continue

@@ -225,38 +225,23 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             serve_tasks(self)
         return self.tool_registry.add(tool)
 
-    @overload
-    def provide(
-        self, key: Any, provider: None = None, /, *, scope: Literal["request", "lifespan"] = ...
-    ) -> Callable[[F], F]: ...
-
-    @overload
-    def provide(
-        self, key: Any, provider: F, /, *, scope: Literal["request", "lifespan"] = ...
-    ) -> F: ...
-
     def provide(
         self,
         key: Any,
-        provider: Callable[..., Any] | None = None,
+        provider: Any = None,
         /,
         *,
         scope: Literal["request", "lifespan"] = "request",
     ) -> Any:
         """Fill every parameter annotated ``key`` (a type) with what ``provider`` gives, in
         the tools, resources and prompts registered after: ``mcp.provide(Pool, make_pool,
-        scope="lifespan")``, or ``@mcp.provide(Pool, scope="lifespan")`` on the provider.
-        The same as annotating each such parameter ``Annotated[Pool, Depends(make_pool,
-        scope=...)]`` (:func:`toolwire.Depends`; docs/runtime.md, "Dependencies")."""
+        scope="lifespan")``, or ``@mcp.provide(Pool, scope="lifespan")`` on the provider;
+        as ``Annotated[Pool, Depends(make_pool, scope=...)]`` would (:func:`toolwire.Depends`,
+        docs/runtime.md, "Dependencies"). Returns the provider (or the decorator)."""
         from ..dependencies import provide
 
         if provider is None:
-
-            def register(fn: F) -> F:
-                provide(self, key, fn, scope, builtin=(Context,))
-                return fn
-
-            return register
+            return lambda fn: self.provide(key, fn, scope=scope)
         provide(self, key, provider, scope, builtin=(Context,))
         return provider
 
