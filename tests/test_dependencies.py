@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from toolwire import ClientError, Context, Depends, RegistrationError, Server
 
@@ -278,6 +278,44 @@ async def test_a_mounted_servers_tool_keeps_its_dependencies() -> None:
 
 async def queries_named(client: Any, name: str, count: int) -> list[dict[str, Any]]:
     return [(await client.call_tool(name, {"sql": "s"})).structured for _ in range(count)]
+
+
+class Session:
+    def __init__(self) -> None:
+        self.open = True
+
+
+class Report(BaseModel):
+    """Rows read lazily, while the result is made (as an ORM object reads them)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    session: Session = Field(exclude=True)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def rows(self) -> int:
+        if not self.session.open:
+            raise RuntimeError("the session is closed")
+        return 3
+
+
+def open_session() -> Iterator[Session]:
+    session = Session()
+    yield session
+    session.open = False
+
+
+async def test_a_tools_result_is_made_before_its_dependencies_close() -> None:
+    mcp = Server("lazy")
+
+    @mcp.tool()
+    async def report(session: Annotated[Session, Depends(open_session)]) -> Report:
+        return Report(session=session)
+
+    async with checked_client(mcp, "2025-11-25") as client:
+        result = await client.call_tool("report", {})
+    assert not result.is_error, result.text
+    assert result.structured == {"rows": 3}
 
 
 # ---------------------------------------------------------------- registration errors

@@ -15,8 +15,9 @@ At each call, :meth:`Plan.call` resolves them and calls the function:
 
 * **request** scope: the provider is called once for the call (everything in the call that
   needs it shares the value). A generator's code after ``yield`` runs once the function has
-  returned or raised, or the call was cancelled; the function's exception is raised at the
-  ``yield``, so ``try/except/else`` around it can roll back or commit.
+  returned (for a tool, once its result is made) or raised, or the call was cancelled; the
+  function's exception is raised at the ``yield``, so ``try/except/else`` around it can roll
+  back or commit.
 * **lifespan** scope: called on first use, kept by the serving server
   (:class:`LifespanValues`) for every later call, and cleaned up when the server stops (after
   its last connection). A failed creation is not kept: the next call tries again.
@@ -190,16 +191,20 @@ class Plan:
         kwargs: dict[str, Any],
         context: Any,
         run_sync: RunSync,
+        made: Callable[[Any], Any] | None = None,
     ) -> Any:
-        """``fn(**kwargs)`` with the dependencies filled in, and the request-scoped ones
-        cleaned up after (whatever the outcome). A provider's failure raises a
-        :class:`ToolError` with the text the client may see."""
+        """``fn(**kwargs)`` with the dependencies filled in (``made(value)`` when given: a
+        tool's result, made while they are still open), and the request-scoped ones cleaned
+        up after, whatever the outcome. A provider's failure raises a :class:`ToolError`
+        with the text the client may see."""
         exits: list[tuple[Node, Any]] = []
         try:
             values = await self._resolve(context, run_sync, exits)
             for name, node in self.params.items():
                 kwargs[name] = values[node.key]
             value = await fn(**kwargs) if fn_is_async else await run_sync(fn, kwargs)
+            if made is not None:
+                value = made(value)
         except BaseException as exc:
             if exits:
                 await self._clean(exits, exc, context, run_sync)

@@ -218,8 +218,10 @@ class Tool(Component):
         deadline = self.timeout if self.timeout is not None else timeout
         try:
             call: Awaitable[Any]
-            if self.plan is not None:
-                call = self.plan.call(self.fn, self.is_async, kwargs, injected, run_sync)
+            if self.plan is not None:  # made into a result before the cleanups run
+                call = self.plan.call(
+                    self.fn, self.is_async, kwargs, injected, run_sync, self._result
+                )
             else:
                 call = self.fn(**kwargs) if self.is_async else run_sync(self.fn, kwargs)
             if deadline is not None:
@@ -238,6 +240,8 @@ class Tool(Component):
             if cancelled_from_outside():
                 raise  # the client (or the server stopping) cancelled the call: no answer
             return self._failure(exc, mask_errors)  # the tool raised it itself: a failure
+        if self.plan is not None:
+            return outcome  # type: ignore[no-any-return]
         if self.is_async:
             return self._result(outcome)
         if not self._judged:
