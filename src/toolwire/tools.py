@@ -161,6 +161,7 @@ class Tool(Component):
         self.inline = not self.is_async and blocking is False and timeout is None
         self.never_blocks = False  # proven by its code: inline even when a timeout applies
         self._judged = self.is_async or blocking is not None
+        self.plan = None  # on the instance: checked on every call, found at once
         if any(isinstance(d, Dependency) for d in self.schema.injected.values()):
             from .dependencies import plan
 
