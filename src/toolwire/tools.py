@@ -93,6 +93,10 @@ class Tool(Component):
     # Server(provider=...): nulls for the optional arguments of this schema mean absent (set
     # on the few tools that need it; a class default keeps every other instance as small).
     nulls_from: JSON | None = None
+    # Set on the few task tools that ask first. Class defaults like these keep a tool's own
+    # attributes few enough for CPython's compact instance dicts, whose lookups every call
+    # makes (tests/test_tools.py counts them).
+    questions_first = False
 
     def __init__(
         self,
@@ -186,7 +190,8 @@ class Tool(Component):
         self.task = task
         # The task starts where the tool calls ctx.start_task(); its questions before that
         # are input_required rounds of the call (SEP-2663 with SEP-2322).
-        self.questions_first = questions_first and task is not None
+        if questions_first and task is not None:
+            self.questions_first = True
 
     def _definition(self) -> JSON:
         """The tool as the newest revision describes it; shaping cuts it down per revision."""
