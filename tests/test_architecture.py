@@ -9,8 +9,8 @@ Layers (dependencies point downwards only; client and server never import each o
     5  toolwire (package), lowlevel, testing, cli, inspector
     4  server/   client/
     3  transports/  telemetry/
-    2  tools, resources, prompts, components, content, schema, providers, lint, docstrings,
-       types, auth, safety
+    2  tools, resources, prompts, components, dependencies, content, schema, providers, lint,
+       docstrings, types, auth, safety
     1  protocol/
     0  jsonrpc, errors
 """
@@ -35,6 +35,7 @@ LAYERS = {
     "tools": 2,
     "nonblocking": 2,
     "functions": 2,
+    "dependencies": 2,
     "resources": 2,
     "prompts": 2,
     "completion": 2,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from toolwire import RegistrationError, Server, ServerError
+from toolwire import Depends, RegistrationError, Server, ServerError
 
 from wire import checked_client
 
@@ -702,3 +702,14 @@ def test_one_server_served_by_one_event_loop_after_another() -> None:
 
     assert asyncio.run(session()) == {"result": 3}
     assert asyncio.run(session()) == {"result": 3}
+
+
+def test_a_tool_keeps_few_enough_attributes_for_compact_instance_dicts() -> None:
+    # CPython keeps an instance's attributes in a compact layout (keys shared by the class)
+    # while it has at most 29 of them; a 30th makes every attribute lookup of every call
+    # slower. Rare options are class defaults set on the instance only when used.
+    mcp = Server("t")
+    plain = mcp.add_tool(add)
+    planned = mcp.add_tool(lambda n=Depends(lambda: 1): n, name="planned")
+    assert len(vars(plain)) <= 29, sorted(vars(plain))
+    assert len(vars(planned)) <= 29, sorted(vars(planned))

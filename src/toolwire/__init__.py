@@ -30,6 +30,7 @@ from .errors import (
     ToolwireError,
     Unauthorized,
 )
+from .functions import Depends
 from .prompts import AssistantMessage, Message, UserMessage
 from .resources import ResourceNotFound
 from .safety import CommandPolicy, SafePath, strip_control
@@ -47,6 +48,7 @@ __all__ = [
     "ClientError",
     "CommandPolicy",
     "Context",
+    "Depends",
     "Extension",
     "File",
     "Host",

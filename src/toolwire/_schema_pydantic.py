@@ -36,6 +36,26 @@ from .docstrings import Docstring
 __all__ = ["pydantic_input", "pydantic_output"]
 
 
+def _refuse_unknown_type(name: str, params: list[tuple[str, Any, Any]]) -> None:
+    """Name the parameter whose type is no JSON value: likely a dependency left undeclared."""
+    from pydantic import PydanticUserError, TypeAdapter
+
+    for pname, ann, _ in params:
+        try:
+            TypeAdapter(pydantic_ready(ann))
+        except PydanticUserError:
+            shown = getattr(ann, "__name__", None) or repr(ann)
+            raise TypeError(
+                f"tool {name!r}: cannot build an input schema: parameter {pname!r} has the "
+                f"type {shown}, which no JSON argument can give; if the server should fill "
+                f"it in, annotate it Annotated[{shown}, Depends(provider)] or call "
+                f"mcp.provide({shown}, provider) before registering the tool "
+                '(docs/runtime.md, "Dependencies")'
+            ) from None
+        except Exception:
+            continue
+
+
 def pydantic_input(
     name: str,
     func: Any,
@@ -91,6 +111,8 @@ def pydantic_input(
         schema = model.model_json_schema()
         known = frozenset(schema.get("properties") or ())  # the names a call may use
     except (PydanticUserError, NameError, TypeError) as exc:
+        if getattr(exc, "code", None) == "schema-for-unknown-type":
+            _refuse_unknown_type(name, params)
         raise TypeError(
             f"tool {name!r}: cannot build an input schema from its parameters: {exc}"
         ) from None

@@ -13,10 +13,13 @@ has them), its ``tags``, whether it is ``enabled``, and who may use it (``scopes
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .auth.tokens import access_rules
 from .errors import RegistrationError
+
+if TYPE_CHECKING:
+    from .dependencies import Plan
 
 JSON = dict[str, Any]
 RunSync = Callable[[Callable[..., Any], dict[str, Any]], Awaitable[Any]]
@@ -76,6 +79,8 @@ class Component:
     tags: frozenset[str] = frozenset()
     fn: Any  # the function (None for a resource given as its content)
     is_async: bool
+    # How its dependencies are filled in (toolwire.dependencies); None for most components.
+    plan: Plan | None = None
 
     def _describe(self, documented: str | None, metadata: Metadata) -> None:
         """Set the shared metadata from the options (``documented``: the description the
@@ -114,10 +119,13 @@ class Component:
             definition["_meta"] = self.meta
         return definition
 
-    async def _call(self, kwargs: dict[str, Any], run_sync: RunSync) -> Any:
+    async def _call(self, kwargs: dict[str, Any], run_sync: RunSync, context: Any = None) -> Any:
         """Call the function: awaited when async, else through ``run_sync`` (a worker
-        thread), so a slow sync function never blocks the event loop."""
+        thread), so a slow sync function never blocks the event loop; its dependencies
+        (``plan``, :mod:`toolwire.dependencies`) filled in first, cleaned up after."""
         assert self.fn is not None
+        if self.plan is not None:
+            return await self.plan.call(self.fn, self.is_async, kwargs, context, run_sync)
         if self.is_async:
             return await self.fn(**kwargs)
         return await run_sync(self.fn, kwargs)

@@ -1,7 +1,8 @@
 """The developer's functions, as tools, prompts and resources all need them: whether they are
-async, their names, docstrings and signatures, which parameters are injected, and how their
-exceptions become messages (shown when the function's own code raised an expected error,
-masked when it came from a library).
+async, their names, docstrings and signatures, which parameters are injected (the call's
+``Context``, and dependencies: :func:`Depends`), and how their exceptions become messages
+(shown when the function's own code raised an expected error, masked when it came from a
+library).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import functools
 import inspect
 import sys
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from ._schema_common import EMPTY, UNIONS
 
@@ -67,7 +68,11 @@ def describe(fn: Callable[..., Any]) -> tuple[str, str | None, Any]:
     return type(obj).__name__, doc, inspect.unwrap(call)
 
 
-def signature_of(fn: Callable[..., Any], func: Any, name: str) -> inspect.Signature:
+def signature_of(
+    fn: Callable[..., Any], func: Any, name: str, kind: str | None = "tool"
+) -> inspect.Signature:
+    """The signature of ``fn``, annotations evaluated; ``TypeError`` (naming the ``kind``
+    and ``name``) for one that cannot be."""
     try:
         return inspect.signature(fn, eval_str=True)
     except (NameError, SyntaxError, TypeError, AttributeError):
@@ -80,9 +85,17 @@ def signature_of(fn: Callable[..., Any], func: Any, name: str) -> inspect.Signat
             try:
                 p = p.replace(annotation=eval(p.annotation, namespace))
             except Exception as exc:
+                hint = ""
+                if "Depends(" in p.annotation:  # a provider defined inside a function
+                    hint = (
+                        " (with `from __future__ import annotations` an annotation is "
+                        "evaluated later, where only module-level names exist: define the "
+                        f"provider at module level, or write `{p.name}: T = Depends(...)`)"
+                    )
+                where = f"{kind} {name!r}: " if kind else ""
                 raise TypeError(
-                    f"tool {name!r}: cannot resolve the annotation {p.annotation!r} of "
-                    f"parameter {p.name!r}: {exc}"
+                    f"{where}cannot resolve the annotation {p.annotation!r} of "
+                    f"parameter {p.name!r}: {exc}{hint}"
                 ) from None
         params.append(p)
     ret = sig.return_annotation
@@ -109,6 +122,74 @@ def injected_type(ann: Any, inject: tuple[type, ...]) -> type | None:
         ann = origin
     if isinstance(ann, type) and issubclass(ann, inject):
         return ann
+    return None
+
+
+SCOPES = ("request", "lifespan")
+
+
+class Dependency:
+    """A parameter the server fills in with what ``provider`` gives (made by :func:`Depends`
+    or by ``Server.provide``); resolved by :mod:`toolwire.dependencies`."""
+
+    __slots__ = ("provider", "scope")
+
+    def __init__(self, provider: Callable[..., Any], scope: str) -> None:
+        self.provider = provider
+        self.scope = scope
+
+    def __repr__(self) -> str:
+        name = getattr(unwrap(self.provider), "__name__", repr(self.provider))
+        return f"Depends({name}, scope={self.scope!r})"
+
+
+def Depends(
+    provider: Callable[..., Any], *, scope: Literal["request", "lifespan"] = "request"
+) -> Any:
+    """A parameter the server fills in: ``pool: Annotated[Pool, Depends(get_pool)]`` (or
+    ``pool: Pool = Depends(get_pool)``). Never part of the input schema.
+
+    ``provider`` is a function, async function, generator or async generator (the code after
+    its ``yield`` cleans up), or a class; its own parameters are dependencies too (``Context``,
+    other ``Depends``, types given to ``Server.provide``) or keep their defaults.
+    ``scope="request"``: called once per call (shared by everything in that call), cleaned up
+    when the function returns or raises, or the call is cancelled. ``scope="lifespan"``:
+    called on first use and shared by every call until the server stops, when it is cleaned
+    up. See docs/runtime.md, "Dependencies".
+    """
+    if not callable(provider):
+        raise TypeError(f"Depends() needs a function or class, got {type(provider).__name__}")
+    if scope not in SCOPES:
+        raise ValueError(f'scope must be "request" or "lifespan", not {scope!r}')
+    return Dependency(provider, scope)
+
+
+def injected_as(
+    ann: Any,
+    default: Any,
+    inject: tuple[type, ...],
+    provided: Mapping[Any, Dependency] | None = None,
+) -> Any:
+    """What fills a parameter in rather than an argument: its :class:`Dependency` (in
+    ``Annotated`` metadata, or as the default, or the one ``provided`` for its type), the
+    injectable class of ``inject`` it names, or None (an argument)."""
+    if typing.get_origin(ann) is typing.Annotated:
+        for extra in ann.__metadata__:
+            if isinstance(extra, Dependency):
+                return extra
+    if isinstance(default, Dependency):
+        return default
+    if inject:
+        found = injected_type(ann, inject)
+        if found is not None:
+            return found
+    if provided:
+        if typing.get_origin(ann) is typing.Annotated:
+            ann = typing.get_args(ann)[0]
+        try:
+            return provided.get(ann)
+        except TypeError:  # an unhashable annotation names no provided type
+            return None
     return None
 
 

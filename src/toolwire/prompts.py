@@ -43,9 +43,10 @@ from .docstrings import parse_docstring
 from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
     EXPECTED_ERRORS,
+    Dependency,
     describe,
     error_message,
-    injected_type,
+    injected_as,
     is_async,
     raised_by,
     signature_of,
@@ -271,6 +272,7 @@ class Prompt(Component):
         name: str | None = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
         inject: tuple[type, ...] = (),
+        provided: Mapping[Any, Any] | None = None,
         **metadata: Unpack[Metadata],
     ) -> None:
         if not callable(fn):
@@ -287,6 +289,7 @@ class Prompt(Component):
         doc = parse_docstring(doc_text)
         self.arguments: list[PromptArgument] = []
         self.injected: list[str] = []
+        dependencies: dict[str, Dependency] = {}
         self.extra = False  # **kwargs: arguments beyond the declared ones are passed on
         for param in signature.parameters.values():
             if param.kind is param.VAR_KEYWORD:
@@ -294,8 +297,11 @@ class Prompt(Component):
                 continue
             if param.kind is param.VAR_POSITIONAL:
                 continue
-            if inject and injected_type(param.annotation, inject) is not None:
+            found = injected_as(param.annotation, param.default, inject, provided)
+            if found is not None:
                 self.injected.append(param.name)
+                if isinstance(found, Dependency):
+                    dependencies[param.name] = found
                 continue
             if param.kind is param.POSITIONAL_ONLY:
                 raise RegistrationError(
@@ -315,6 +321,10 @@ class Prompt(Component):
                 )
             )
         self._by_name = {argument.name: argument for argument in self.arguments}
+        if dependencies:
+            from .dependencies import plan
+
+            self.plan = plan(f"prompt {self.name!r}", dependencies, inject, provided)
         # scopes/auth: who may list, get and complete it (as for tools)
         self._describe(doc.description, metadata)
         self.completers = self._completers(complete or {})
@@ -393,7 +403,7 @@ class Prompt(Component):
         for param in self.injected:
             kwargs[param] = injected
         try:
-            value = await self._call(kwargs, run_sync)
+            value = await self._call(kwargs, run_sync, injected)
         except (Exception, SystemExit, KeyboardInterrupt) as exc:
             raise self._failure(exc, mask_errors) from None
         try:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -43,7 +43,7 @@ from ._schema_common import (
 from ._schema_fast import FAST_RETURNS, fast_input_schema, fast_output, fast_validator
 from ._schema_fast import fast_fields as _fast_fields
 from .docstrings import parse_docstring
-from .functions import describe, injected_type, signature_of
+from .functions import Dependency, describe, injected_as, signature_of
 
 __all__ = ["FunctionSchema", "InvalidArguments", "OutputMismatch", "function_schema"]
 
@@ -56,7 +56,8 @@ class FunctionSchema:
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
     wraps_result: bool
-    injected: dict[str, type]
+    # Parameters filled in by the server: the Context class, or a Dependency (Depends).
+    injected: dict[str, Any]
     _make_validator: Callable[[], Validator] = field(repr=False)
     _make_dumper: Callable[[], Dumper] = field(repr=False)
     _validator: Validator | None = field(default=None, init=False, repr=False)
@@ -88,12 +89,15 @@ def function_schema(
     structured_output: bool | None = None,
     input_schema: dict[str, Any] | None = None,
     unknown_arguments: Literal["reject", "ignore"] = "reject",
+    provided: Mapping[Any, Dependency] | None = None,
 ) -> FunctionSchema:
     """Build the schemas, validator and dumper of the tool function ``fn``.
 
     ``fn`` may be a function, an ``async def``, a bound method, a ``functools.partial`` or a
-    callable object. Parameters annotated with (a subclass of) one of ``inject`` are left out
-    of the schema and listed in ``FunctionSchema.injected``. ``structured_output=False`` turns
+    callable object. Parameters annotated with (a subclass of) one of ``inject``, dependencies
+    (``Depends(...)`` in ``Annotated`` or as the default) and parameters of a type
+    ``provided`` maps to a dependency are left out of the schema and listed in
+    ``FunctionSchema.injected``. ``structured_output=False`` turns
     the output schema off; ``True`` requires one (``TypeError`` if the return type has none).
     Annotations that cannot be turned into a schema raise ``TypeError``. ``input_schema``
     is the author's own JSON Schema 2020-12 for the arguments (:mod:`toolwire._schema_given`),
@@ -114,6 +118,7 @@ def function_schema(
         allow_fast=True,
         given=input_schema,
         unknown_arguments=unknown_arguments,
+        provided=provided,
     )
 
 
@@ -126,6 +131,7 @@ def _function_schema(
     allow_fast: bool,
     given: dict[str, Any] | None = None,
     unknown_arguments: str = "reject",
+    provided: Mapping[Any, Dependency] | None = None,
 ) -> FunctionSchema:
     if profile not in ("portable", "pydantic"):
         raise ValueError(f"unknown schema profile {profile!r}: use 'portable' or 'pydantic'")
@@ -135,13 +141,13 @@ def _function_schema(
     doc = parse_docstring(doc_text)
 
     params: list[tuple[str, Any, Any]] = []
-    injected: dict[str, type] = {}
+    injected: dict[str, Any] = {}
     takes_any = False  # a **kwargs parameter
     for p in sig.parameters.values():
         if p.kind is p.VAR_POSITIONAL or p.kind is p.VAR_KEYWORD:
             takes_any = takes_any or p.kind is p.VAR_KEYWORD
             continue
-        inj = injected_type(p.annotation, inject) if inject else None
+        inj = injected_as(p.annotation, p.default, inject, provided)
         if inj is not None:
             injected[p.name] = inj
             continue

@@ -20,6 +20,7 @@ from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
     EXPECTED_ERRORS,
+    Dependency,
     cancelled_from_outside,
     error_message,
     is_async,
@@ -92,6 +93,10 @@ class Tool(Component):
     # Server(provider=...): nulls for the optional arguments of this schema mean absent (set
     # on the few tools that need it; a class default keeps every other instance as small).
     nulls_from: JSON | None = None
+    # Set on the few task tools that ask first. Class defaults like these keep a tool's own
+    # attributes few enough for CPython's compact instance dicts, whose lookups every call
+    # makes (tests/test_tools.py counts them).
+    questions_first = False
 
     def __init__(
         self,
@@ -106,6 +111,7 @@ class Tool(Component):
         blocking: bool | None = None,
         sensitive: Iterable[str] = (),
         inject: tuple[type, ...] = (),
+        provided: Mapping[Any, Any] | None = None,
         schema_profile: Literal["portable", "pydantic"] = "portable",
         max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
         max_string_length: int | None = MAX_STRING_LENGTH,
@@ -134,6 +140,7 @@ class Tool(Component):
                 structured_output=structured_output,
                 input_schema=input_schema,
                 unknown_arguments=unknown_arguments,
+                provided=provided,
             )
         except (TypeError, ValueError) as exc:
             message = str(exc)
@@ -158,6 +165,13 @@ class Tool(Component):
         self.inline = not self.is_async and blocking is False and timeout is None
         self.never_blocks = False  # proven by its code: inline even when a timeout applies
         self._judged = self.is_async or blocking is not None
+        self.plan = None  # on the instance: checked on every call, found at once
+        if any(isinstance(d, Dependency) for d in self.schema.injected.values()):
+            from .dependencies import plan
+
+            self.plan = plan(f"tool {self.name!r}", self.schema.injected, inject, provided)
+            self.inline = False  # its dependencies are resolved on the event loop first
+            self._judged = True
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
         self.header_params = _header_params(self.name, self.schema.input_schema)
         self.definition = self._definition()
@@ -176,7 +190,8 @@ class Tool(Component):
         self.task = task
         # The task starts where the tool calls ctx.start_task(); its questions before that
         # are input_required rounds of the call (SEP-2663 with SEP-2322).
-        self.questions_first = questions_first and task is not None
+        if questions_first and task is not None:
+            self.questions_first = True
 
     def _definition(self) -> JSON:
         """The tool as the newest revision describes it; shaping cuts it down per revision."""
@@ -208,7 +223,13 @@ class Tool(Component):
             return self._invalid(exc)
         deadline = self.timeout if self.timeout is not None else timeout
         try:
-            call = self.fn(**kwargs) if self.is_async else run_sync(self.fn, kwargs)
+            call: Awaitable[Any]
+            if self.plan is not None:  # made into a result before the cleanups run
+                call = self.plan.call(
+                    self.fn, self.is_async, kwargs, injected, run_sync, self._result
+                )
+            else:
+                call = self.fn(**kwargs) if self.is_async else run_sync(self.fn, kwargs)
             if deadline is not None:
                 outcome = await before(call, deadline)
             else:
@@ -225,6 +246,8 @@ class Tool(Component):
             if cancelled_from_outside():
                 raise  # the client (or the server stopping) cancelled the call: no answer
             return self._failure(exc, mask_errors)  # the tool raised it itself: a failure
+        if self.plan is not None:
+            return outcome  # type: ignore[no-any-return]
         if self.is_async:
             return self._result(outcome)
         if not self._judged:

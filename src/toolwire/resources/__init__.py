@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 from ..components import Component, Metadata, annotation_dict
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
-from ..functions import EXPECTED_ERRORS, error_message, is_async, own_code, raised_by, unwrap
+from ..functions import (
+    EXPECTED_ERRORS,
+    Dependency,
+    error_message,
+    is_async,
+    own_code,
+    raised_by,
+    unwrap,
+)
 from ..schema import InvalidArguments, function_schema
 from .contents import to_contents
 from .uri_template import UriTemplate, is_template
@@ -89,6 +97,7 @@ class _Readable(Component):
         annotations: Any,
         inject: tuple[type, ...],
         metadata: Metadata,
+        provided: Mapping[Any, Any] | None = None,
     ) -> None:
         self.fn: Callable[..., Any] | None = fn if callable(fn) else None
         self.value = None if callable(fn) else fn
@@ -105,9 +114,16 @@ class _Readable(Component):
         if self.fn is not None:
             try:
                 # the variables come from the URI template, checked against the parameters
-                schema = function_schema(self.fn, inject=inject, unknown_arguments="ignore")
+                schema = function_schema(
+                    self.fn, inject=inject, unknown_arguments="ignore", provided=provided
+                )
             except (TypeError, ValueError) as exc:
                 raise RegistrationError(f"Resource {fallback_name!r}: {exc}") from exc
+            if any(isinstance(d, Dependency) for d in schema.injected.values()):
+                from ..dependencies import plan
+
+                label = f"{self.kind} {fallback_name!r}"
+                self.plan = plan(label, schema.injected, inject, provided)
             self.parameters = set(schema.input_schema.get("properties") or ())
             self.required = set(schema.input_schema.get("required") or ())
             self.injected = tuple(schema.injected)
@@ -151,7 +167,7 @@ class _Readable(Component):
         for param in self.injected:
             kwargs[param] = injected
         try:
-            value = await self._call(kwargs, run_sync)
+            value = await self._call(kwargs, run_sync, injected)
         except ToolError:
             raise
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the read fails, not the server
@@ -199,6 +215,7 @@ class Resource(_Readable):
         size: int | None = None,
         annotations: Any = None,
         inject: tuple[type, ...] = (),
+        provided: Mapping[Any, Any] | None = None,
         **metadata: Unpack[Metadata],
     ) -> None:
         _check_uri(uri)
@@ -208,7 +225,7 @@ class Resource(_Readable):
             raise RegistrationError(f"Resource {uri!r}: size must be a non-negative integer")
         self.uri = uri
         self.size = size
-        super().__init__(fn, uri, name, mime_type, annotations, inject, metadata)
+        super().__init__(fn, uri, name, mime_type, annotations, inject, metadata, provided)
         if self.required:
             raise RegistrationError(
                 f"Resource {uri!r} has no URI variables, but its function requires "
@@ -243,6 +260,7 @@ class ResourceTemplate(_Readable):
         annotations: Any = None,
         complete: Mapping[str, Callable[..., Any]] | None = None,
         inject: tuple[type, ...] = (),
+        provided: Mapping[Any, Any] | None = None,
         **metadata: Unpack[Metadata],
     ) -> None:
         _check_uri(uri_template)
@@ -253,7 +271,7 @@ class ResourceTemplate(_Readable):
         except ValueError as exc:
             raise RegistrationError(str(exc)) from None
         self.uri_template = uri_template
-        super().__init__(fn, uri_template, name, mime_type, annotations, inject, metadata)
+        super().__init__(fn, uri_template, name, mime_type, annotations, inject, metadata, provided)
         variables = set(self.template.variables)
         takes_any = any(
             p.kind is p.VAR_KEYWORD for p in _parameters(fn)

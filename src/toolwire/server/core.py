@@ -157,6 +157,9 @@ class ServerCore:
         self.lifespan = lifespan
         self.lifespan_context: Any = None
         self._lifespan_scope: AbstractAsyncContextManager[Any] | None = None
+        # Server.provide's dependencies by type; the lifespan-scoped values made so far.
+        self.provided: dict[Any, Any] = {}
+        self.dependency_values: Any = None
         self._users = 0
         self._slots: tuple[asyncio.AbstractEventLoop, CallGate] | None = None
         self._serving_loop: asyncio.AbstractEventLoop | None = None
@@ -430,6 +433,9 @@ class ServerCore:
     async def stop(self) -> None:
         """Leave the lifespan when the last connection closes."""
         self._users = max(0, self._users - 1)
+        if self._users == 0 and self.dependency_values is not None:  # before the lifespan
+            values, self.dependency_values = self.dependency_values, None
+            await values.aclose()
         scope, self._lifespan_scope = self._lifespan_scope, None
         if self._users == 0 and scope is not None:
             self.lifespan_context = None

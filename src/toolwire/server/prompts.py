@@ -103,7 +103,14 @@ class PromptRegistry(ServerCore):
         prompt = (
             fn
             if isinstance(fn, Prompt)
-            else Prompt(fn, name=name, complete=complete, inject=(Context,), **metadata)
+            else Prompt(
+                fn,
+                name=name,
+                complete=complete,
+                inject=(Context,),
+                provided=self.provided,
+                **metadata,
+            )
         )
         self.offers_prompts = True
         return self.prompt_registry.add(prompt)

@@ -119,14 +119,14 @@ class ResourceRegistry(ServerCore):
         elif uri is None:
             raise TypeError("add_resource needs a uri")
         elif is_template(uri):
-            item = ResourceTemplate(fn, uri, inject=(Context,), **options)
+            item = ResourceTemplate(fn, uri, inject=(Context,), provided=self.provided, **options)
         else:
             if options.get("complete"):
                 raise RegistrationError(
                     f"Resource {uri!r} has no URI variables: complete= is for templates"
                 )
             options.pop("complete", None)
-            item = Resource(fn, uri, inject=(Context,), **options)
+            item = Resource(fn, uri, inject=(Context,), provided=self.provided, **options)
         self.offers_resources = True
         if isinstance(item, ResourceTemplate):
             return self.template_registry.add(item)

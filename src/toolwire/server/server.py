@@ -203,7 +203,14 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
                 raise RegistrationError(f"The tool {label!r}: visible_to= needs app='ui://...'")
             audiences = None if visible_to is None else check_audiences(label, visible_to)
             options["meta"] = tool_meta(label, view, audiences, options.get("meta"))
-        tool = Tool(fn, name=name, inject=(Context,), schema_profile=self.schema_profile, **options)
+        tool = Tool(
+            fn,
+            name=name,
+            inject=(Context,),
+            provided=self.provided,
+            schema_profile=self.schema_profile,
+            **options,
+        )
         if self.provider is not None:
             from .facing import face
 
@@ -217,6 +224,26 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
 
             serve_tasks(self)
         return self.tool_registry.add(tool)
+
+    def provide(
+        self,
+        key: Any,
+        provider: Any = None,
+        /,
+        *,
+        scope: Literal["request", "lifespan"] = "request",
+    ) -> Any:
+        """Fill every parameter annotated ``key`` (a type) with what ``provider`` gives, in
+        the tools, resources and prompts registered after: ``mcp.provide(Pool, make_pool,
+        scope="lifespan")``, or ``@mcp.provide(Pool, scope="lifespan")`` on the provider;
+        as ``Annotated[Pool, Depends(make_pool, scope=...)]`` would (:func:`toolwire.Depends`,
+        docs/runtime.md, "Dependencies"). Returns the provider (or the decorator)."""
+        from ..dependencies import provide
+
+        if provider is None:
+            return lambda fn: self.provide(key, fn, scope=scope)
+        provide(self, key, provider, scope, builtin=(Context,))
+        return provider
 
     def _add_built_tool(self, tool: Tool, name: str | None, options: Any) -> Tool:
         if name is not None or options:
