@@ -185,8 +185,10 @@ class Upstream:
             call.context.log(level, params.get("data"), logger_name=params.get("logger"))
 
     def _asker(self, method: str) -> Callable[[JSON], Any]:
-        kind, capability = (
-            ("elicit", "elicitation") if method == "elicitation/create" else ("sample", "sampling")
+        kind, capability, since = (
+            ("elicit", "elicitation", "2025-06-18")
+            if method == "elicitation/create"
+            else ("sample", "sampling", "2024-11-05")
         )
 
         async def ask(params: JSON) -> Any:
@@ -196,7 +198,7 @@ class Upstream:
             context = call.context
             if not context._features.modern:
                 declared = context.client_capabilities.get(capability)
-                if declared is None:
+                if declared is None or context.protocol_version < since:  # not in its revision
                     raise RPCError(
                         jsonrpc.METHOD_NOT_FOUND,
                         f"The downstream client does not support {capability}",
