@@ -40,8 +40,10 @@ if TYPE_CHECKING:
     from . import types
     from .client import Client, Host
     from .server.extensions import Extension
+    from .server.transforms import Arg
 
 __all__ = [
+    "Arg",
     "AssistantMessage",
     "Audio",
     "Client",
@@ -80,6 +82,10 @@ def __getattr__(name: str) -> Any:
         from .client import Host
 
         return Host
+    if name == "Arg":  # tool transforms load on first use
+        from .server.transforms import Arg
+
+        return Arg
     if name == "Extension":
         from .server.extensions import Extension
 
