@@ -10,12 +10,8 @@ beside this repository).
 
 import os
 import sys
-from pathlib import Path
 
-_default = Path(__file__).resolve().parents[2] / "shared" / "bench" / "servers"
-sys.path.insert(0, os.environ.get("BENCH_DIR", str(_default)))
-
-import _toolgen as tg  # noqa: E402
+from _harness import serve_http, tg
 
 generated = tg.make_tools(tg.tool_count())  # built before the clock starts, as for every peer
 
@@ -51,19 +47,6 @@ if __name__ == "__main__":
     if mode == "stdio":
         server.run()
     elif mode == "http":
-        import uvicorn
-
-        # Started the same way as every peer (asyncio loop, h11, no access log).
-        app = server.http_app("/mcp", json_response=tg.json_response())
-        uvicorn.run(
-            app,
-            host="127.0.0.1",
-            port=int(sys.argv[2]),
-            log_level="warning",
-            access_log=False,
-            loop="asyncio",
-            http="h11",
-            lifespan="on",
-        )
+        serve_http(server.http_app("/mcp", json_response=tg.json_response()), int(sys.argv[2]))
     else:
         raise SystemExit(f"unknown mode {mode!r}")

@@ -31,22 +31,9 @@ if __name__ == "__main__":
     if mode == "stdio":
         proxy.run("stdio", show_banner=False)
     elif mode == "http":
-        import uvicorn
-
-        default = HERE.parents[2] / "shared" / "bench" / "servers"
-        sys.path.insert(0, os.environ.get("BENCH_DIR", str(default)))
-        import _toolgen as tg  # the harness's helpers, found as bench_server.py finds them
+        from _harness import serve_http, tg
 
         app = proxy.http_app(path="/mcp", json_response=tg.json_response() or None)
-        uvicorn.run(
-            app,
-            host="127.0.0.1",
-            port=int(sys.argv[2]),
-            log_level="warning",
-            access_log=False,
-            loop="asyncio",
-            http="h11",
-            lifespan="on",
-        )
+        serve_http(app, int(sys.argv[2]))
     else:
         raise SystemExit(f"unknown mode {mode!r}")

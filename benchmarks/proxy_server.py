@@ -7,7 +7,6 @@ upstream process. Over HTTP every session shares one upstream connection (``shar
 so the figures are the proxy's, not a subprocess start per session.
 """
 
-import os
 import sys
 from pathlib import Path
 
@@ -21,22 +20,8 @@ if __name__ == "__main__":
     if mode == "stdio":
         proxy.run()
     elif mode == "http":
-        import uvicorn
+        from _harness import serve_http, tg
 
-        default = Path(__file__).resolve().parents[2] / "shared" / "bench" / "servers"
-        sys.path.insert(0, os.environ.get("BENCH_DIR", str(default)))
-        import _toolgen as tg  # the harness's helpers, found as bench_server.py finds them
-
-        app = proxy.http_app("/mcp", json_response=tg.json_response())
-        uvicorn.run(
-            app,
-            host="127.0.0.1",
-            port=int(sys.argv[2]),
-            log_level="warning",
-            access_log=False,
-            loop="asyncio",
-            http="h11",
-            lifespan="on",
-        )
+        serve_http(proxy.http_app("/mcp", json_response=tg.json_response()), int(sys.argv[2]))
     else:
         raise SystemExit(f"unknown mode {mode!r}")
