@@ -24,7 +24,6 @@ from typing import Any
 from ..errors import ClientError, RPCError
 from ..prompts import Prompt
 from ..resources import Resource, ResourceTemplate
-from ..server.session import Request
 from ..server.transforms import ForwardedTool
 from .server import ProxyServer, _plain
 from .upstream import JSON, Upstream, upstream_error
@@ -274,18 +273,7 @@ def upstream_tool(proxy: ProxyServer, definition: JSON, name: str) -> ForwardedT
         on_timeout: Callable[[], None] | None,
     ) -> JSON:
         asked = context.request
-        params = {**asked.params, "name": upstream_name, "arguments": arguments}
-        request = Request(
-            asked.id,
-            "tools/call",
-            params,
-            asked.features,
-            asked.meta,
-            asked.capabilities,
-            asked.client_info,
-            asked.log_level,
-        )
-        request.identity = asked.identity
+        request = asked.with_params({**asked.params, "name": upstream_name, "arguments": arguments})
         result = await proxy._forward_call(_upstream(proxy), context, request, False)
         return _plain(result)
 

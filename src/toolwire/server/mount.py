@@ -280,18 +280,7 @@ class Mount:
             if not getattr(inner, "middleware", None):
                 return run(arguments, context, run_sync, mask_errors, timeout, on_timeout)
             asked = context.request
-            params = {**asked.params, "name": key, "arguments": dict(arguments)}
-            request = Request(
-                asked.id,
-                "tools/call",
-                params,
-                asked.features,
-                asked.meta,
-                asked.capabilities,
-                asked.client_info,
-                asked.log_level,
-            )
-            request.identity, request.rules = asked.identity, asked.rules
+            request = asked.with_params({**asked.params, "name": key, "arguments": dict(arguments)})
 
             def handler(connection: Any, request: Request) -> Any:
                 given = request.params.get("arguments")

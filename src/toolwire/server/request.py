@@ -62,6 +62,22 @@ class Request:
         # Its session's component rules (ctx.enable_components/disable_components), if any.
         self.rules: tuple[Rule, ...] | None = None
 
+    def with_params(self, params: JSON) -> Request:
+        """This request with other ``params`` (a call passed on under another name), from
+        the same caller, with the same session rules."""
+        other = Request(
+            self.id,
+            self.method,
+            params,
+            self.features,
+            self.meta,
+            self.capabilities,
+            self.client_info,
+            self.log_level,
+        )
+        other.identity, other.rules = self.identity, self.rules
+        return other
+
     @property
     def caller(self) -> str | None:
         """Who a ``requestState`` is bound to (MP-06): the authenticated identity, if any."""

@@ -284,30 +284,28 @@ def derive_tool(
 
     call_original = running(tool)
 
-    if wrap is None:
+    async def through(
+        given: JSON,
+        context: Any,
+        run_sync: RunSync,
+        mask_errors: bool,
+        timeout: float | None,
+        on_timeout: Callable[[], None] | None,
+    ) -> JSON:
+        """The original tool called with ``given`` mapped to its own arguments."""
+        try:
+            arguments = mapped(given)
+        except _Unknown as exc:
+            return refused(exc.args[0])
+        return await call_original(arguments, context, run_sync, mask_errors, timeout, on_timeout)
 
-        async def forward(
-            given: JSON,
-            context: Any,
-            run_sync: RunSync,
-            mask_errors: bool,
-            timeout: float | None,
-            on_timeout: Callable[[], None] | None,
-        ) -> JSON:
-            try:
-                arguments = mapped(given)
-            except _Unknown as exc:
-                return refused(exc.args[0])
-            return await call_original(
-                arguments, context, run_sync, mask_errors, timeout, on_timeout
-            )
-
-    else:
+    forward = through
+    if wrap is not None:
         if not inspect.iscoroutinefunction(wrap):
             raise RegistrationError(f"Tool {label!r}: wrap= must be an async function")
         source = getattr(getattr(wrap, "__code__", None), "co_filename", None)
 
-        async def forward(
+        async def wrapped(
             given: JSON,
             context: Any,
             run_sync: RunSync,
@@ -316,13 +314,7 @@ def derive_tool(
             on_timeout: Callable[[], None] | None,
         ) -> JSON:
             async def original(arguments: JSON) -> JSON:
-                try:
-                    real = mapped(arguments)
-                except _Unknown as exc:
-                    return refused(exc.args[0])
-                return await call_original(
-                    real, context, run_sync, mask_errors, timeout, on_timeout
-                )
+                return await through(arguments, context, run_sync, mask_errors, timeout, on_timeout)
 
             try:
                 value = await wrap(dict(given), original)
@@ -333,6 +325,8 @@ def derive_tool(
             if isinstance(value, dict) and isinstance(value.get("content"), list):
                 return value  # a result (the original's, or made like one)
             return derived._result(value)
+
+        forward = wrapped
 
     def keep(value: Any, current: Any) -> Any:
         return current if value is _UNSET else value
