@@ -12,8 +12,9 @@ It serves ``bench_server.py`` over stdio (2025-06-18) under callgrind with the c
 for calls 64 in flight, the start-up (a run with no calls) subtracted. With ``--http`` it
 counts sequential calls through the server's HTTP app instead (``json_response`` as the harness
 sets it), driven in process by ``asgi_calls.py`` as uvicorn drives it but without sockets, so
-the count is the app's own work (past 32 calls made first): a legacy session (2025-06-18), or 2026-07-28 requests with
-``--revision 2026-07-28``. Waiting (start-up, the
+the count is the app's own work (past 32 calls made first): a legacy session (2025-06-18), or
+2026-07-28 requests with ``--revision 2026-07-28``. ``--server proxy_server.py`` counts a
+proxy's own work (its upstream runs outside callgrind). Waiting (start-up, the
 end of input) can add instructions when the machine is busy, never remove them, so each count
 is the smallest of ``--repeat`` runs. Needs ``valgrind``.
 """
@@ -68,7 +69,7 @@ def _summary(out: Path) -> int:
     return int(found.group(1))
 
 
-def instructions(src: Path, calls: int, window: int) -> int:
+def instructions(src: Path, calls: int, window: int, script: Path) -> int:
     """Total instructions of a server that answers ``calls`` calls, ``window`` at a time."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
@@ -77,7 +78,7 @@ def instructions(src: Path, calls: int, window: int) -> int:
         env["PYTHONPATH"] = str(src)
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
         server = subprocess.Popen(
-            [*command, sys.executable, str(HERE / "bench_server.py"), "stdio"],
+            [*command, sys.executable, str(script), "stdio"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -119,6 +120,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2048, help="calls per count (2048)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per count, the least kept (3)")
     parser.add_argument("--http", action="store_true", help="through the HTTP app, sequential")
+    parser.add_argument(
+        "--server", type=Path, default=HERE / "bench_server.py", help="over stdio: the server"
+    )
     parser.add_argument("--revision", default="2025-06-18", help="with --http (or 2026-07-28)")
     args = parser.parse_args()
 
@@ -133,7 +137,7 @@ def main() -> None:
         return
 
     def least(calls: int, window: int) -> int:
-        return min(instructions(args.src, calls, window) for _ in range(args.repeat))
+        return min(instructions(args.src, calls, window, args.server) for _ in range(args.repeat))
 
     start = least(0, 1)
     for name, window in (("sequential", 1), ("64 in flight", 64)):

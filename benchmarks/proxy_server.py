@@ -1,27 +1,27 @@
-"""A ``toolwire proxy`` of bench_server.py (run over stdio), for the shared benchmark harness:
-what a ``tools/call`` through the proxy costs beside the direct call to the same upstream.
+"""A ``toolwire proxy`` of a server run over stdio, for the shared benchmark harness: what a
+``tools/call`` through the proxy costs beside the direct call to the same upstream.
 
 Usage:  python proxy_server.py stdio | http PORT
 Environment: as bench_server.py (BENCH_TOOLS, BENCH_ASYNC_ADD, BENCH_DIR), passed on to the
-upstream process. Over HTTP every session shares one upstream connection (``shared=True``),
-so the figures are the proxy's, not a subprocess start per session.
+upstream process; BENCH_UPSTREAM names the upstream (``toolwire``, bench_server.py, by
+default; or a harness peer: ``mcp``, ``fastmcp``, ``limit``). Over HTTP every session shares
+one upstream connection (``shared=True``), so the figures are the proxy's, not a subprocess
+start per session.
 """
 
 import sys
-from pathlib import Path
+
+from _harness import serve_http, tg, upstream_command
 
 from toolwire import Server
 
-UPSTREAM = [sys.executable, str(Path(__file__).resolve().with_name("bench_server.py")), "stdio"]
-
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
-    proxy = Server.proxy(UPSTREAM, name="bench-toolwire-proxy", shared=mode == "http")
+    upstream = upstream_command(sys.executable)
+    proxy = Server.proxy(upstream, name="bench-toolwire-proxy", shared=mode == "http")
     if mode == "stdio":
         proxy.run()
     elif mode == "http":
-        from _harness import serve_http, tg
-
         serve_http(proxy.http_app("/mcp", json_response=tg.json_response()), int(sys.argv[2]))
     else:
         raise SystemExit(f"unknown mode {mode!r}")

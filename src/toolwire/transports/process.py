@@ -21,7 +21,6 @@ import orjson
 
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
 
-STREAM_LIMIT = 1024 * 1024  # the pipe reader's buffer: lines past it are read in pieces
 #: The most one read of the server's stdout takes. asyncio's 256 KiB is above malloc's mmap
 #: threshold, so each read of an answer would map, remap and unmap fresh memory.
 READ_SIZE = 64 * 1024
@@ -31,25 +30,24 @@ LEADING_ID = re.compile(
 )
 
 
-class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """The subprocess's protocol: its stdout goes to :class:`SubprocessTransport` as it
-    arrives, split into lines there (stdin and stderr as asyncio's own protocol has them)."""
+class _Stdout(asyncio.Protocol):
+    """The subprocess's stdout, read straight from its pipe: what arrives goes to
+    :class:`SubprocessTransport` in the same pass of the loop (asyncio's subprocess protocol
+    would hand it over one pass later)."""
 
-    def __init__(self, owner: SubprocessTransport, limit: int) -> None:
-        super().__init__(limit=limit, loop=asyncio.get_running_loop())
+    def __init__(self, owner: SubprocessTransport) -> None:
         self.owner = owner
 
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        if fd == 1:
-            self.owner._received(data)  # type: ignore[arg-type]
-        else:
-            super().pipe_data_received(fd, data)
+    def data_received(self, data: bytes) -> None:
+        self.owner._received(data)
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
         lost = self.owner._stdout_lost
-        if fd == 1 and lost is not None and not lost.done():
+        if lost is not None and not lost.done():
             lost.set_result(None)
-        super().pipe_connection_lost(fd, exc)
 
 
 class SubprocessTransport(QueueReceiver):
@@ -86,25 +84,33 @@ class SubprocessTransport(QueueReceiver):
         self._stopped = False  # no more lines are read (the conversation cannot go on)
         self._paused = False
         self._pipes: asyncio.SubprocessTransport | None = None
+        self._stdout: asyncio.ReadTransport | None = None
         self._stdout_lost: asyncio.Future[None] | None = None
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        limit = min(self.max_message_bytes + 1, STREAM_LIMIT)
         self._stdout_lost = loop.create_future()
-        self._pipes, protocol = await loop.subprocess_exec(
-            lambda: _Protocol(self, limit),
-            *self.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=self.stderr if self.stderr is not None else sys.stderr,
-            env=self.env,
-            cwd=self.cwd,
-        )
+        read_end, write_end = os.pipe()
+        try:
+            self._pipes, protocol = await loop.subprocess_exec(
+                lambda: asyncio.subprocess.SubprocessStreamProtocol(2**16, loop),  # stdin only
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=write_end,
+                stderr=self.stderr if self.stderr is not None else sys.stderr,
+                env=self.env,
+                cwd=self.cwd,
+            )
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)  # the child holds it now: its exit ends our reading
         self.process = asyncio.subprocess.Process(self._pipes, protocol, loop)
-        stdout: Any = self._pipes.get_pipe_transport(1)
-        if stdout is not None and hasattr(stdout, "max_size"):
-            stdout.max_size = READ_SIZE
+        pipe = os.fdopen(read_end, "rb", buffering=0)
+        self._stdout, _ = await loop.connect_read_pipe(lambda: _Stdout(self), pipe)
+        if hasattr(self._stdout, "max_size"):
+            self._stdout.max_size = READ_SIZE
         self._reader = asyncio.create_task(self._read())
 
     def _received(self, data: bytes) -> None:
@@ -141,7 +147,7 @@ class SubprocessTransport(QueueReceiver):
 
     def _reading(self, on: bool) -> None:
         """Read the server's stdout or not (while the client has too much to read)."""
-        pipe: Any = self._pipes.get_pipe_transport(1) if self._pipes is not None else None
+        pipe = self._stdout
         if pipe is None or on != self._paused:
             return
         self._paused = not on

@@ -1,0 +1,53 @@
+"""The shared harness's targets for measuring proxies, as a ``--config`` JSON list on stdout:
+the harness's own servers (``limit``, ``mcp``, ``fastmcp``), toolwire's ``bench_server.py``,
+and each proxy in front of two upstreams over stdio, toolwire's server and the official SDK's::
+
+    python benchmarks/proxy_targets.py > proxy.json
+    $H bench_mcp.py suite --config proxy.json --skip cold,many --compare mcp,toolwire-proxy-mcp ...
+
+Targets: ``toolwire-proxy`` and ``fastmcp-proxy`` (of toolwire's server), ``toolwire-proxy-mcp``
+and ``fastmcp-proxy-mcp`` (of the ``mcp`` server). toolwire runs with this repository's
+``.venv``; FastMCP with the harness's venv (BENCH_VENVS, default ~/.cache/mcp-bench). The
+harness module is found through BENCH_DIR's parent, as the servers find ``_toolgen``.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SERVERS = Path(os.environ.get("BENCH_DIR", str(HERE.parents[1] / "shared" / "bench" / "servers")))
+sys.path.insert(0, str(SERVERS.parent))
+
+import bench_mcp  # noqa: E402
+
+
+def target(name: str, python: str, script: Path, upstream: str | None = None) -> dict:
+    entry = {
+        "name": name,
+        "label": f"{name} ({script.name}{f', upstream {upstream}' if upstream else ''})",
+        "stdio": [python, str(script), "stdio"],
+        "http": [python, str(script), "http", "{port}"],
+        "probe": [python, "-c", bench_mcp._PROBE, *bench_mcp._PKGS],
+    }
+    if upstream is not None:
+        entry["env"] = {"BENCH_UPSTREAM": upstream}
+    return entry
+
+
+def main() -> None:
+    toolwire = str(HERE.parent / ".venv" / "bin" / "python")
+    fastmcp = "{venvs}/venv-fastmcp/bin/python"
+    targets = [*bench_mcp.DEFAULT_TARGETS, target("toolwire", toolwire, HERE / "bench_server.py")]
+    for upstream, suffix in (("toolwire", ""), ("mcp", "-mcp")):
+        targets.append(
+            target(f"toolwire-proxy{suffix}", toolwire, HERE / "proxy_server.py", upstream)
+        )
+        script = HERE / "fastmcp_proxy_server.py"
+        targets.append(target(f"fastmcp-proxy{suffix}", fastmcp, script, upstream))
+    json.dump(targets, sys.stdout, indent=1)
+
+
+if __name__ == "__main__":
+    main()
