@@ -20,6 +20,7 @@ from typing import Any
 from .. import jsonrpc
 from ..errors import ClientError, RPCError
 from ..protocol import shaping
+from ..protocol.let_go import declared
 from ..protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Features
 from ..server.core import ServerCore, unknown_tool
 from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
@@ -242,7 +243,13 @@ class ProxyServer(ServerCore):
         def connected() -> None:
             self.upstream_handshakes += 1
 
-        upstream = Upstream(self._make_client, changed, updated, connected)
+        # The upstream relays its calls' let-go where a downstream stream may be let go: a
+        # legacy HTTP session's, or that of a client which relays it in turn.
+        relay = self.shared or (
+            connection is not None
+            and (connection.close_sse is not None or declared(connection.client_capabilities))
+        )
+        upstream = Upstream(self._make_client, changed, updated, connected, relay_let_go=relay)
         self._upstreams.add(upstream)
         return upstream
 
@@ -363,8 +370,9 @@ class ProxyServer(ServerCore):
         upstream.calls.append(call)
         marker = current_call.set(call)
         try:
-            if not direct:
-                return await client.request(request.method, params)
+            if not direct:  # (a legacy downstream's stream is let go when the upstream's is)
+                let_go = None if request.features.modern else context.close_sse_connection
+                return await client.request(request.method, params, on_let_go=let_go)
             wire = client._modern_params(params)
             meta = wire["_meta"]
             meta[META_CLIENT_CAPABILITIES] = request.capabilities or {}
