@@ -30,6 +30,8 @@ from .upstream import JSON, Call, Upstream, current_call, upstream_error
 
 _tokens = itertools.count(1)
 
+RESUMABLE = "2025-11-25"  # the first revision whose HTTP streams a client resumes
+
 LISTS = {  # downstream method: (cache key, upstream method, result key, name key, shape)
     "tools/list": ("tools", "tools/list", "tools", "name", shaping.tool),
     "resources/list": ("resources", "resources/list", "resources", "uri", shaping.resource),
@@ -244,10 +246,14 @@ class ProxyServer(ServerCore):
             self.upstream_handshakes += 1
 
         # The upstream relays its calls' let-go where a downstream stream may be let go: a
-        # legacy HTTP session's, or that of a client which relays it in turn.
+        # 2025-11-25 HTTP session's, or that of a client which relays it in turn.
         relay = self.shared or (
             connection is not None
-            and (connection.close_sse is not None or declared(connection.client_capabilities))
+            and connection.features is not None
+            and (
+                (connection.close_sse is not None and connection.features.revision >= RESUMABLE)
+                or declared(connection.client_capabilities)
+            )
         )
         upstream = Upstream(self._make_client, changed, updated, connected, relay_let_go=relay)
         self._upstreams.add(upstream)
