@@ -112,12 +112,14 @@ async def test_a_stdio_upstreams_let_go_ends_the_downstream_stream(
     assert proxy.upstream_handshakes == 1
 
 
-async def test_a_let_go_crosses_a_proxy_of_a_proxy() -> None:
-    """An HTTP proxy in front of ``toolwire proxy`` over stdio (a legacy hop, whose client
-    declared it relays) in front of the stdio upstream: the let-go crosses both."""
+@pytest.mark.parametrize("hop_era", [RESUMABLE, MODERN])
+async def test_a_let_go_crosses_a_proxy_of_a_proxy(hop_era: str) -> None:
+    """An HTTP proxy in front of ``toolwire proxy`` over stdio (whose client declared it
+    relays) in front of the stdio upstream: the let-go crosses both. On a 2026-07-28 hop
+    the inner proxy passes the request on as it came, the declaration with it."""
     inner = " ".join(UPSTREAM)
     chain = [sys.executable, "-m", "toolwire", "proxy", "--command", inner]
-    proxy = Server.proxy(chain, protocol_version=RESUMABLE)
+    proxy = Server.proxy(chain, protocol_version=hop_era)
     with serve_http(proxy, retry_ms=RETRY_MS) as url:
         async with downstream(url) as peer:
             call = peer.call("hold", {"retry_ms": TOOL_RETRY_MS})

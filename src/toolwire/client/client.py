@@ -398,7 +398,7 @@ class Client(
             await self._primitive_notification(message)
         elif (
             message["method"] == "notifications/message"
-            and self.relay_let_go
+            and (self.relay_let_go or self._let_go)
             and self._let_go_notice(message)
         ):
             pass  # the call it concerns was told

@@ -385,6 +385,9 @@ class ProxyServer(ServerCore):
             meta.pop(META_LOG_LEVEL, None)
             if request.log_level is not None:
                 meta[META_LOG_LEVEL] = request.log_level
+            if declared(request.capabilities):  # the upstream sees it: a relay in front
+                on_let_go = context.close_sse_connection
+                return await client._request(request.method, wire, on_let_go=on_let_go)
             return await client._request(request.method, wire)
         except asyncio.CancelledError:
             if call.needed is not None and not context.cancelled:
