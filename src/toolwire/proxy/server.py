@@ -377,7 +377,9 @@ class ProxyServer(ServerCore):
         marker = current_call.set(call)
         try:
             if not direct:  # (a legacy downstream's stream is let go when the upstream's is)
-                let_go = None if request.features.modern else context.close_sse_connection
+                let_go = None
+                if not request.features.modern or declared(request.capabilities):
+                    let_go = context.close_sse_connection
                 return await client.request(request.method, params, on_let_go=let_go)
             wire = client._modern_params(params)
             meta = wire["_meta"]
