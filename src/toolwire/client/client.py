@@ -50,6 +50,7 @@ from ..protocol.revisions import (
 from ..transports.base import MAX_MESSAGE_BYTES, ClientTransport
 from .answers import Deadline, result_of
 from .handshake import ClientHandshake, _object
+from .let_go import ClientLetGo, LetGoHandler
 from .outputs import OutputChecks
 from .primitives import PRIMITIVE_NOTIFICATIONS, ClientPrimitives
 from .questions import MAX_SERVER_REQUESTS, Handler, ServerQuestions
@@ -70,7 +71,13 @@ T = TypeVar("T")
 
 
 class Client(
-    ClientTools, ClientPrimitives, ClientRoots, ClientSkills, ServerQuestions, ClientHandshake
+    ClientTools,
+    ClientPrimitives,
+    ClientRoots,
+    ClientSkills,
+    ServerQuestions,
+    ClientHandshake,
+    ClientLetGo,
 ):
     """``async with Client(target) as c``: target is a command, an ``http(s)://`` URL or a
     server object.
@@ -89,6 +96,9 @@ class Client(
     bounds one message from the server; ``max_server_requests`` bounds the server's requests
     answered at once. ``telemetry=True`` (or a :class:`toolwire.telemetry.Telemetry`) traces
     every request and sends its trace context to the server (``pip install toolwire[otel]``).
+    ``relay_let_go=True`` declares that this client relays a call's let-go (a proxy does):
+    a toolwire server with no stream of its own to end then tells it when a call lets its
+    stream go, and the call's ``on_let_go`` hears it (:mod:`toolwire.client.let_go`).
     """
 
     def __init__(
@@ -115,6 +125,7 @@ class Client(
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         max_server_requests: int = MAX_SERVER_REQUESTS,
         telemetry: Any = None,
+        relay_let_go: bool = False,
     ) -> None:
         if protocol_version is not None and protocol_version not in REVISIONS:
             raise ValueError(
@@ -138,6 +149,11 @@ class Client(
         if sampling_handler is not None:
             self._answerers["sampling/createMessage"] = sampling_handler
             self.capabilities.setdefault("sampling", {})
+        self.relay_let_go = relay_let_go
+        if relay_let_go:
+            from ..protocol.let_go import declare
+
+            self.capabilities = declare(self.capabilities)
         self._roots = None if roots is None else roots_of(roots)
         if self._roots is not None:
             self._answerers["roots/list"] = self._list_roots
@@ -158,6 +174,7 @@ class Client(
         self._ids = itertools.count(1)
         self._pending: dict[str | int, asyncio.Future[JSON]] = {}
         self._progress: dict[str | int, ProgressHandler] = {}
+        self._let_go: dict[str | int, LetGoHandler] = {}  # request id -> its on_let_go
         self._reader: asyncio.Task[None] | None = None
         # The server's notifications, oldest first; a long session keeps the latest
         # KEPT_NOTIFICATIONS to KEPT_NOTIFICATIONS * 2 of them.
@@ -303,6 +320,8 @@ class Client(
             self._transport.take_now = self._take_now
         if hasattr(self._transport, "on_failure"):
             self._transport.on_failure = self._fail_request
+        if hasattr(self._transport, "on_let_go"):
+            self._transport.on_let_go = self._heard_let_go
         while True:
             self._dispatching = False
             data = await self._transport.receive()
@@ -377,6 +396,12 @@ class Client(
                 waiting.set_result(None)
         elif message["method"] in PRIMITIVE_NOTIFICATIONS:
             await self._primitive_notification(message)
+        elif (
+            message["method"] == "notifications/message"
+            and (self.relay_let_go or self._let_go)
+            and self._let_go_notice(message)
+        ):
+            pass  # the call it concerns was told
         elif message["method"] == "notifications/message" and self.log_handler is not None:
             outcome = self.log_handler(message.get("params") or {})
             if inspect.isawaitable(outcome):
@@ -431,6 +456,7 @@ class Client(
         timeout: float | None = None,
         *,
         mid: int | None = None,
+        on_let_go: LetGoHandler | None = None,
     ) -> JSON:
         if self._transport is None:
             raise ClientError("The client is not connected")
@@ -441,6 +467,8 @@ class Client(
         loop = asyncio.get_running_loop()
         future: asyncio.Future[JSON] = loop.create_future()
         self._pending[mid] = future
+        if on_let_go is not None:
+            self._let_go[mid] = on_let_go
         seconds = timeout or self.timeout
         # A timer rather than asyncio.wait_for: the answer wakes this task directly. It runs
         # from before the write, which a server that stops reading can block.
@@ -468,6 +496,8 @@ class Client(
         finally:
             if timer is not None:
                 timer.cancel()
+            if on_let_go is not None:
+                self._let_go.pop(mid, None)
         return result_of(method, response)
 
     async def _abandon(self, mid: int, method: str, reason: str) -> None:
@@ -483,23 +513,41 @@ class Client(
                 )
 
     async def request(
-        self, method: str, params: JSON | None = None, *, timeout: float | None = None
+        self,
+        method: str,
+        params: JSON | None = None,
+        *,
+        timeout: float | None = None,
+        on_let_go: LetGoHandler | None = None,
     ) -> JSON:
-        """Send any request in the negotiated revision and return its raw result."""
+        """Send any request in the negotiated revision and return its raw result.
+        ``on_let_go(retry_ms)`` is called if the server lets the request's stream go
+        before answering (:mod:`toolwire.client.let_go`)."""
         params = dict(params or {})
+        if on_let_go is not None:
+            return await self._request_letting_go(method, params, timeout, on_let_go)
         if not self.modern:
             return await self._request(method, params, timeout)
         result = await self._request(method, self._modern_params(params), timeout)
         return await self._rounds(method, params, result, timeout)
 
     async def _rounds(
-        self, method: str, params: JSON, result: JSON, timeout: float | None = None
+        self,
+        method: str,
+        params: JSON,
+        result: JSON,
+        timeout: float | None = None,
+        on_let_go: LetGoHandler | None = None,
     ) -> JSON:
         """The final result of ``method`` (2026-07-28) whose first answer was ``result``: while
         the server needs input, the client answers and asks again (MP-08)."""
         for attempt in range(MAX_INPUT_ROUNDS):
             if attempt:
-                result = await self._request(method, self._modern_params(params), timeout)
+                wire = self._modern_params(params)
+                if on_let_go is None:
+                    result = await self._request(method, wire, timeout)
+                else:
+                    result = await self._request(method, wire, timeout, on_let_go=on_let_go)
             if result.get("resultType", "complete") != "input_required":
                 return result
             # The server needs answers first: give them and ask again with a new id (MP-08).

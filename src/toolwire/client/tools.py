@@ -15,6 +15,7 @@ from .outputs import OutputChecks
 from .primitives import walk_pages
 
 if TYPE_CHECKING:
+    from .let_go import LetGoHandler
     from .tasks import ToolTask
 
 logger = logging.getLogger("toolwire.client")
@@ -56,7 +57,12 @@ class ClientTools:
         def modern(self) -> bool: ...
 
         async def request(
-            self, method: str, params: JSON | None = None, *, timeout: float | None = None
+            self,
+            method: str,
+            params: JSON | None = None,
+            *,
+            timeout: float | None = None,
+            on_let_go: LetGoHandler | None = None,
         ) -> JSON: ...
 
     def invalidate_tools(self) -> None:
@@ -123,9 +129,12 @@ class ClientTools:
         timeout: float | None = None,
         progress: ProgressHandler | None = None,
         task_status: Callable[[JSON], Any] | None = None,
+        on_let_go: LetGoHandler | None = None,
     ) -> CallResult:
         """Call a tool and return its result; a tool the server runs as a task (with the
-        Tasks extension declared) is waited for, and ``task_status`` sees each state polled."""
+        Tasks extension declared) is waited for, and ``task_status`` sees each state polled.
+        ``on_let_go(retry_ms)`` is called when the server lets the call's stream go before
+        answering (SEP-1699 polling: the answer still comes; :mod:`toolwire.client.let_go`)."""
         params: JSON = {"name": name, "arguments": arguments or {}}
         token = None
         if progress is not None:
@@ -133,7 +142,7 @@ class ClientTools:
             self._progress[token] = progress
             params["_meta"] = {"progressToken": token}
         try:
-            result = await self.request("tools/call", params, timeout=timeout)
+            result = await self.request("tools/call", params, timeout=timeout, on_let_go=on_let_go)
         finally:
             if token is not None:
                 self._progress.pop(token, None)

@@ -66,7 +66,8 @@ def start(server: ProxyServer, connection: ProxyConnection, message: JSON, reply
 class FastCall:
     """One call on the fast path. It stands in the upstream client's pending answers where
     a future would (``done``, ``set_result``, ``set_exception``), so the client's reader
-    answers the downstream call itself."""
+    answers the downstream call itself; and it hears the upstream letting the call's stream
+    go (``let_go``) as a call's ``on_let_go`` would, at no cost to calls that do not."""
 
     __slots__ = (
         "_done",
@@ -152,6 +153,12 @@ class FastCall:
         except ClientError as exc:
             data = jsonrpc.error_bytes(request.id, upstream_error(exc))
         self._answer(data)
+
+    def let_go(self, retry_ms: int | None) -> None:
+        """The upstream let the call's stream go (its ``on_let_go``): so does the
+        downstream's, where it can (:meth:`toolwire.Context.close_sse_connection`)."""
+        if not self._done:
+            self.call.context.close_sse_connection(retry_ms)
 
     def set_exception(self, exc: BaseException) -> None:
         """The upstream connection failed (or could not deliver the answer)."""

@@ -20,6 +20,7 @@ from typing import Any
 from .. import jsonrpc
 from ..errors import ClientError, RPCError
 from ..protocol import shaping
+from ..protocol.let_go import declared
 from ..protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Features
 from ..server.core import ServerCore, unknown_tool
 from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
@@ -28,6 +29,8 @@ from . import fast
 from .upstream import JSON, Call, Upstream, current_call, upstream_error
 
 _tokens = itertools.count(1)
+
+RESUMABLE = "2025-11-25"  # the first revision whose HTTP streams a client resumes
 
 LISTS = {  # downstream method: (cache key, upstream method, result key, name key, shape)
     "tools/list": ("tools", "tools/list", "tools", "name", shaping.tool),
@@ -242,7 +245,17 @@ class ProxyServer(ServerCore):
         def connected() -> None:
             self.upstream_handshakes += 1
 
-        upstream = Upstream(self._make_client, changed, updated, connected)
+        # The upstream relays its calls' let-go where a downstream stream may be let go: a
+        # 2025-11-25 HTTP session's, or that of a client which relays it in turn.
+        relay = self.shared or (
+            connection is not None
+            and connection.features is not None
+            and (
+                (connection.close_sse is not None and connection.features.revision >= RESUMABLE)
+                or declared(connection.client_capabilities)
+            )
+        )
+        upstream = Upstream(self._make_client, changed, updated, connected, relay_let_go=relay)
         self._upstreams.add(upstream)
         return upstream
 
@@ -363,14 +376,20 @@ class ProxyServer(ServerCore):
         upstream.calls.append(call)
         marker = current_call.set(call)
         try:
-            if not direct:
-                return await client.request(request.method, params)
+            if not direct:  # (a legacy downstream's stream is let go when the upstream's is)
+                let_go = None
+                if not request.features.modern or declared(request.capabilities):
+                    let_go = context.close_sse_connection
+                return await client.request(request.method, params, on_let_go=let_go)
             wire = client._modern_params(params)
             meta = wire["_meta"]
             meta[META_CLIENT_CAPABILITIES] = request.capabilities or {}
             meta.pop(META_LOG_LEVEL, None)
             if request.log_level is not None:
                 meta[META_LOG_LEVEL] = request.log_level
+            if declared(request.capabilities):  # the upstream sees it: a relay in front
+                on_let_go = context.close_sse_connection
+                return await client._request(request.method, wire, on_let_go=on_let_go)
             return await client._request(request.method, wire)
         except asyncio.CancelledError:
             if call.needed is not None and not context.cancelled:

@@ -79,8 +79,11 @@ class Upstream:
         changed: Callable[[str], None],
         updated: Callable[[str], None],
         connected: Callable[[], None] | None = None,
+        *,
+        relay_let_go: bool = False,
     ) -> None:
         self._make_client = make_client
+        self._relay_let_go = relay_let_go
         self._changed = changed
         self._updated = updated
         self._connected = connected
@@ -109,6 +112,7 @@ class Upstream:
                 sampling_handler=self._asker("sampling/createMessage"),
                 log_handler=self._log,
                 log_level="debug",
+                relay_let_go=self._relay_let_go,
             )
             assert isinstance(client, UpstreamClient)
             client.on_notification = self._notified

@@ -173,25 +173,49 @@ class Context:
         default: the app's ``retry_ms``) and receives what follows, the answer included
         (SEP-1699 polling; frees the connection during a long call).
 
-        True if a connection was ended. A no-op (False) where there is no stream to
-        resume: stdio, memory, a JSON answer, 2026-07-28 (closing its stream cancels the
-        call), legacy sessions before 2025-11-25, a stateless app. Call it without
-        ``await``, from sync tools too.
+        True if a connection was ended, or if the client relays the let-go: a toolwire
+        proxy in front of this server (over stdio, say) is told, and lets go of its own
+        client's stream at once (:mod:`toolwire.protocol.let_go`). Else a no-op (False)
+        where there is no stream to resume: stdio, memory, a JSON answer, 2026-07-28
+        (closing its stream cancels the call), legacy sessions before 2025-11-25, a
+        stateless app. Call it without ``await``, from sync tools too.
         """
         hang_up = self._connection.close_sse
-        if hang_up is None or self._finished:
+        if self._finished:
+            return False
+        from ..protocol.let_go import declared  # (loaded by the few tools that let go)
+
+        relays = declared(self.client_capabilities)
+        if hang_up is None and not relays:
             return False
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             running = None
         if running is self._loop:
-            return hang_up(self.request_id, retry_ms)
+            return self._let_go(hang_up, relays, retry_ms)
 
         async def on_loop() -> bool:
-            return hang_up(self.request_id, retry_ms)
+            return self._let_go(hang_up, relays, retry_ms)
 
         return asyncio.run_coroutine_threadsafe(on_loop(), self._loop).result()
+
+    def _let_go(
+        self,
+        hang_up: Callable[[str | int, int | None], bool] | None,
+        relays: bool,
+        retry_ms: int | None,
+    ) -> bool:
+        if hang_up is not None and hang_up(self.request_id, retry_ms):
+            return True
+        if not relays or self._finished or self.request.cancelled or self._task is not None:
+            return False
+        if self._features.modern and self.log_level is None:  # no log message then (LG-07)
+            return False
+        from ..protocol.let_go import METHOD, notice
+
+        self._connection.notify(METHOD, notice(self.request_id, retry_ms), related=self.request_id)
+        return True
 
     # ------------------------------------------------------------ this session's components
 

@@ -199,9 +199,13 @@ class Telemetry:
         send = client._request
 
         async def traced(
-            method: str, params: JSON | None = None, timeout: float | None = None
+            method: str,
+            params: JSON | None = None,
+            timeout: float | None = None,
+            *,
+            on_let_go: Any = None,
         ) -> JSON:
-            return await self._client_request(client, send, method, params, timeout)
+            return await self._client_request(client, send, method, params, timeout, on_let_go)
 
         client._request = traced
 
@@ -212,6 +216,7 @@ class Telemetry:
         method: str,
         params: JSON | None,
         timeout: float | None,
+        on_let_go: Any = None,
     ) -> JSON:
         params = dict(params or {})
         attributes = _request_attributes(method, params)
@@ -238,7 +243,7 @@ class Telemetry:
             params["_meta"] = meta
             error_type = None
             try:
-                result = await send(method, params, timeout, mid=mid)
+                result = await send(method, params, timeout, mid=mid, on_let_go=on_let_go)
             except ServerError as exc:
                 error_type = str(exc.code)
                 span.set_attribute("rpc.response.status_code", error_type)

@@ -36,7 +36,7 @@ import base64
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import orjson
@@ -109,6 +109,9 @@ class HttpClientTransport(QueueReceiver):
         self._reinit = asyncio.Lock()
         self._listings: set[Any] = set()  # ids of tools/list requests in flight
         self._header_params: dict[str, dict[str, str]] = {}  # tool -> {param: header}
+        # Told when a request's stream was let go (it ended after an event id and before
+        # the answer, SEP-1699): on_let_go(request id, the server's retry in ms or None).
+        self.on_let_go: Callable[[Any, int | None], None] | None = None
 
     async def open(self) -> None:
         httpx = _httpx()
@@ -334,15 +337,19 @@ class HttpClientTransport(QueueReceiver):
         closed stream means a cancelled request)."""
         cursor = Cursor()
         last = None
+        broke = False
         try:
             async for data in events(response, self.max_message_bytes, cursor):
                 last = data
                 await self._take(data, remember)
         except _httpx().TransportError as exc:  # the connection dropped: maybe resumable
             logger.debug("An HTTP response stream broke off: %s", exc)
+            broke = True
         if mid is None or answers(last, mid):
             return
         if resumable and cursor.last_id is not None:
+            if not broke:  # the server ended it: it let the stream go
+                self._let_go(mid, cursor)
             await self._resume(cursor, mid)
         else:
             self._fail(mid, "The server closed the response stream without answering")
@@ -365,7 +372,15 @@ class HttpClientTransport(QueueReceiver):
                             return
             except _httpx().TransportError as exc:
                 logger.debug("Resuming an HTTP response stream failed: %s", exc)
+            else:  # the server ended this one too before the answer: let go again
+                if cursor.resumable():
+                    self._let_go(mid, cursor)
         self._fail(mid, "The server's response stream ended without an answer; resuming it failed")
+
+    def _let_go(self, mid: Any, cursor: Cursor) -> None:
+        if self.on_let_go is not None:
+            retry = cursor.retry
+            self.on_let_go(mid, None if retry is None else round(retry * 1000))
 
     def _stream_headers(self, cursor: Cursor | None = None) -> dict[str, str]:
         headers = self._headers(None)
