@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .. import jsonrpc
@@ -45,19 +46,29 @@ UPDATED = "notifications/resources/updated"
 class ResourceRegistry(ServerCore):
     """The resource half of :class:`toolwire.Server` (a mixin over ``ServerCore``)."""
 
-    def __init__(self, *args: Any, **options: Any) -> None:
-        super().__init__(*args, **options)
-        self.resource_registry: Registry[Resource] = self.registry(
-            "resources", "uri", "resource", self.resources_changed
-        )
-        self.template_registry: Registry[ResourceTemplate] = self.registry(
+    # Set by the first registration and kept: a session told about resources can still
+    # list them (an empty list) after the last one is removed.
+    offers_resources = False
+
+    # The registries are made on first use: a server without resources builds none.
+    @cached_property
+    def resource_registry(self) -> Registry[Resource]:
+        return self.registry("resources", "uri", "resource", self.resources_changed)
+
+    @cached_property
+    def template_registry(self) -> Registry[ResourceTemplate]:
+        self.resource_registry  # noqa: B018 (made first: resources list before templates)
+        return self.registry(
             "resources", "uri_template", "resource template", self.resources_changed
         )
-        self._resources = self.resource_registry.items
-        self._templates = self.template_registry.items
-        # Set by the first registration and kept: a session told about resources can still
-        # list them (an empty list) after the last one is removed.
-        self.offers_resources = False
+
+    @cached_property
+    def _resources(self) -> dict[str, Resource]:
+        return self.resource_registry.items
+
+    @cached_property
+    def _templates(self) -> dict[str, ResourceTemplate]:
+        return self.template_registry.items
 
     # ------------------------------------------------------------ registration
 
