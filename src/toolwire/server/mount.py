@@ -21,7 +21,9 @@ middleware, visibility, tags, scopes and auth, paging, transforms, tool search.
   :class:`~toolwire.Context`: progress, logs, elicitation, sampling and cancellation reach
   ``mcp``'s client. Its own middleware runs around the call (under the tool's own name)
   inside ``mcp``'s, and its own access rule (``visibility=``) is checked besides ``mcp``'s
-  (:class:`InnerRule`). Its resources and prompts are its own functions, registered again.
+  (:class:`InnerRule`). Its resources and prompts are its own functions, registered again;
+  its middleware sees their reads, renders, completions and listings too
+  (:mod:`toolwire.server.mount_routes`).
 * **Proxies.** A mounted :meth:`Server.proxy <toolwire.Server.proxy>` lists the upstream's
   tools when ``mcp`` starts serving and again when the upstream says they changed; its
   calls go upstream through one connection shared by all of ``mcp``'s sessions, carrying
@@ -42,6 +44,7 @@ from typing import Any
 from ..errors import RegistrationError
 from ..protocol.naming import prefixed_name
 from ..tools import Tool
+from .mount_routes import route
 from .request import Request
 from .transforms import ForwardedTool, rules_of, running
 
@@ -80,6 +83,7 @@ def mount(outer: Any, inner: Any, prefix: str | None) -> Mount:
     inner.list_listeners = [*inner.list_listeners, mounted.changed]
     if not mounted.proxied:
         inner.change_hooks.append(mounted.updated)
+        route(outer)  # its middleware sees reads, prompts, completions and listings too
     return mounted
 
 
@@ -298,6 +302,7 @@ class Mount:
         item = copy.copy(source)
         item.uri = self.uri(key)
         item.definition = item._definition()
+        item.mounted_from = (self, key)  # toolwire.server.mount_routes
         return item
 
     def _local_template(self, key: str, source: Any) -> Any:
@@ -307,12 +312,14 @@ class Mount:
         item.uri_template = self.uri(key)
         item.template = UriTemplate(item.uri_template)
         item.definition = item._definition()
+        item.mounted_from = (self, key)
         return item
 
     def _local_prompt(self, key: str, source: Any) -> Any:
         prompt = copy.copy(source)
         prompt.name = self.name(key)
         prompt.definition = prompt._definition()
+        prompt.mounted_from = (self, key)
         return prompt
 
     # ------------------------------------------------------------ a proxy
