@@ -8,11 +8,13 @@ revision's schema; the same server served directly is the reference.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 
-from toolwire import Server
+from toolwire import Context, Server
+from toolwire.server.context import current_context
 
 from http_server import serve_http
 from wire import MODERN, checked_client
@@ -167,3 +169,70 @@ async def test_a_mounted_servers_middleware_can_refuse_a_read(revision: str) -> 
         async with checked_client(url, revision) as client:
             with pytest.raises(Exception, match=r"reading vault://key is not allowed"):
                 await client.read_resource("vault://v/key")
+
+
+def runs_where() -> Server:
+    """Tools that say whether a Context was built for them and where they ran."""
+    server = Server("where")
+
+    @server.tool()
+    async def loop_thread() -> int:
+        return threading.get_ident()
+
+    @server.tool(blocking=False)
+    def quick() -> dict[str, Any]:
+        return {"context": current_context() is not None, "thread": threading.get_ident()}
+
+    @server.tool()
+    def slow() -> dict[str, Any]:
+        return {"context": current_context() is not None, "thread": threading.get_ident()}
+
+    @server.tool()
+    def with_ctx(ctx: Context) -> bool:
+        return ctx is current_context()
+
+    return server
+
+
+async def run_where(url: str, revision: str, prefix: str) -> dict[str, Any]:
+    async with checked_client(url, revision) as client:
+        loop = (await client.call_tool(prefix + "loop_thread")).structured["result"]
+        quick = (await client.call_tool(prefix + "quick")).structured
+        slow = (await client.call_tool(prefix + "slow")).structured
+        return {
+            "quick": (quick["context"], quick["thread"] == loop),
+            "slow": (slow["context"], slow["thread"] == loop),
+            "with_ctx": (await client.call_tool(prefix + "with_ctx")).structured["result"],
+        }
+
+
+@pytest.mark.parametrize("revision", ERAS)
+async def test_a_mounted_tool_runs_as_a_direct_call_runs_it(revision: str) -> None:
+    with serve_http(runs_where()) as url:
+        direct = await run_where(url, revision, "")
+    inner = runs_where()
+    mcp = Server("main")
+    mcp.mount(inner, prefix="in")
+    with serve_http(mcp) as url:
+        mounted = await run_where(url, revision, "in_")
+        # no Context for a tool that takes none; on the event loop when it never blocks
+        assert (
+            direct
+            == mounted
+            == {
+                "quick": (False, True),
+                "slow": (False, False),
+                "with_ctx": True,
+            }
+        )
+        # middleware added to the mounted server later still sees its calls
+        seen: list[str | None] = []
+
+        @inner.add_middleware
+        async def record(call: Any, call_next: Any) -> Any:
+            seen.append(call.tool_name)
+            return await call_next(call)
+
+        async with checked_client(url, revision) as client:
+            await client.call_tool("in_quick")
+        assert [name for name in seen if name is not None] == ["quick"]

@@ -246,14 +246,17 @@ class Mount:
             self._sync("prompts", {p.name: p for p in inner.prompts}, self._local_prompt)
 
     def _local_tool(self, key: str, tool: Tool) -> Tool:
-        forwarded = ForwardedTool(
+        forwarded = MountedTool(
+            self.inner,
             self._through_inner(key, tool),
             name=self.name(key),
             input_schema=tool.schema.input_schema,
             output_schema=tool.schema.output_schema,
             wraps_result=tool.schema.wraps_result,
             structured=tool.structured,
-            needs_context=True,  # its own middleware, if any, needs the call's connection
+            # a Context when the tool takes one (or dependencies), or when its server's
+            # middleware needs the call's connection: as a direct call would build one
+            needs_context=lambda: bool(tool.schema.injected or self.inner.middleware),
             title=tool.title,
             description=tool.description,
             annotations=tool.annotations,
@@ -360,6 +363,42 @@ class Mount:
             self._sync(each, desired, build, strict=False)
         self._failing = False
         return True
+
+
+class MountedTool(ForwardedTool):
+    """A mounted toolwire server's tool, run as that server runs it when called directly: a
+    :class:`~toolwire.Context` only when needed (``needs_context``), and right on the event
+    loop when the tool would run there (a sync tool that never blocks) and its server has no
+    middleware to pass the call through."""
+
+    def __init__(self, inner: Any, forward: Any, **options: Any) -> None:
+        self.inner = inner
+        super().__init__(forward, **options)
+
+    @property
+    def inline(self) -> bool:
+        original = self.original
+        return original is not None and original.inline and not self.inner.middleware
+
+    @inline.setter
+    def inline(self, value: bool) -> None:
+        pass  # it follows the mounted tool's own
+
+    @property
+    def never_blocks(self) -> bool:
+        return self.original is not None and self.original.never_blocks
+
+    @never_blocks.setter
+    def never_blocks(self, value: bool) -> None:
+        pass
+
+    def run_inline(self, arguments: Any, injected: Any, *, mask_errors: bool) -> Any:
+        assert self.original is not None
+        if self.nulls_from is not None and arguments:  # Server(provider=...): null = absent
+            from ..providers import null_means_absent
+
+            arguments = null_means_absent(arguments, self.nulls_from)
+        return self.original.run_inline(arguments, injected, mask_errors=mask_errors)
 
 
 class InnerRule:
