@@ -12,7 +12,7 @@ and so does ``completion/complete`` for their arguments, when the upstream offer
 completions. Subscribing to one of its resources (``resources/subscribe``, or a 2026-07-28
 listen stream's ``resourceSubscriptions``) subscribes upstream first (:class:`Watches`);
 the upstream's ``notifications/resources/updated`` then reach the mounting server's
-subscribers under the mounted URI.
+subscribers under the mounted URI, until the last of them goes (upstream unsubscribed).
 """
 
 from __future__ import annotations
