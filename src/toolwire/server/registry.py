@@ -34,6 +34,7 @@ from ..errors import RegistrationError, RPCError
 from .request import JSON, Request, Rule
 
 C = TypeVar("C", bound=Component)
+_NO_TAGS: frozenset[str] = frozenset()
 
 # Each list that can change: its subscriptions/listen filter key and its notification.
 LIST_CHANGES = {
@@ -115,12 +116,8 @@ def session_enabled(rules: Sequence[Rule], kind: str, key: str, item: Component)
 class Registry(Generic[C]):
     """The components of one kind, by key, in registration order."""
 
-    # Tag filters (tools: Server(include_tags=..., exclude_tags=...)); class-level defaults,
-    # so that building a registry (four per server) costs a handful of assignments.
-    include_tags: frozenset[str] | None = None
-    exclude_tags: frozenset[str] = frozenset()
-    # The owner's access rule, and which components it may refuse (None: every one).
-    rule: Callable[[C, Request], bool] | None = None
+    # Which components the owner's rule may refuse (None: every one), and what listings
+    # cache: class-level defaults, read only by listings.
     ruled: Callable[[C], bool] | None = None
     _shown: list[C] | None = None
     _guarded = False
@@ -135,6 +132,12 @@ class Registry(Generic[C]):
         self.changed = changed
         self.owner = owner  # the server whose scope hierarchy access checks follow
         self.items: dict[str, C] = {}
+        # Read by every lookup (find): on the instance, where they are found at once.
+        # Tag filters (tools: Server(include_tags=..., exclude_tags=...)).
+        self.include_tags: frozenset[str] | None = None
+        self.exclude_tags: frozenset[str] = _NO_TAGS
+        # The owner's access rule (None: none).
+        self.rule: Callable[[C, Request], bool] | None = None
 
     def scope_hierarchy(self) -> Any:
         """Which scopes imply which (AU-26): the owner's, if it has one."""
