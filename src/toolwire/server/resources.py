@@ -263,9 +263,9 @@ class ResourceRegistry(ServerCore):
         coroutine). None when nothing has to, else a coroutine."""
         hooks = []
         for uri in set(uris):
-            found = None if self.subscribed(uri) else self._locate(uri)
+            found = self._locate(uri)
             unwatch = getattr(found[0], "unwatch", None) if found is not None else None
-            if unwatch is not None:
+            if unwatch is not None and not self.subscribed(uri):
                 hooks.append((uri, unwatch))
         return self._unwatch(hooks) if hooks else None
 
