@@ -4,9 +4,9 @@ the last of them unsubscribes (``resources/unsubscribe``, or the end of a 2026-0
 stream) or closes.
 
 Over real HTTP (uvicorn) on both sides, the mounting server's clients in both eras, every
-message they exchange checked against the negotiated revision's schema; the upstream (a
-2025-11-25 session, whose ``resources/subscribe``/``unsubscribe`` requests its middleware
-records) is a toolwire server.
+message they exchange checked against the negotiated revision's schema; the upstream is a
+toolwire server that records how it is subscribed and unsubscribed, in either era
+(``resources/subscribe``/``unsubscribe``, or a listen stream opened and ended).
 """
 
 from __future__ import annotations
@@ -52,6 +52,10 @@ class Upstream:
 
         @server.add_middleware
         async def record(call: Any, call_next: Any) -> Any:
+            if call.method == "subscriptions/listen":  # a 2026-07-28 proxy subscribes so
+                wanted = call.params.get("notifications") or {}
+                for uri in wanted.get("resourceSubscriptions") or ():
+                    self.requests.append(("subscribe", uri))
             if call.method in ("resources/subscribe", "resources/unsubscribe"):
                 self.requests.append((call.method.split("/")[1], call.params["uri"]))
                 if call.method == "resources/unsubscribe":
@@ -60,17 +64,28 @@ class Upstream:
                     return result
             return await call_next(call)
 
+        # ... and unsubscribes by ending that listen stream, which the server's session
+        # reports here (its subscriptions end)
+        ended = server.unwatch_later
+
+        def stream_ended(uris: Any) -> None:
+            self.requests += [("unsubscribe", uri) for uri in uris]
+            self.unsubscribed.set()
+            ended(uris)
+
+        server.unwatch_later = stream_ended  # type: ignore[method-assign]
+
     async def next_unsubscribe(self) -> None:
         assert await asyncio.to_thread(self.unsubscribed.wait, 15), "no upstream unsubscribe"
         self.unsubscribed.clear()
 
 
 @contextlib.contextmanager
-def mounted() -> Iterator[tuple[Upstream, str]]:
+def mounted(upstream_revision: str) -> Iterator[tuple[Upstream, str]]:
     upstream = Upstream()
     with serve_http(upstream.server) as up_url:
         mcp = Server("main")
-        mcp.mount(Server.proxy(up_url, protocol_version="2025-11-25"), prefix="up")
+        mcp.mount(Server.proxy(up_url, protocol_version=upstream_revision), prefix="up")
         with serve_http(mcp) as url:
             yield upstream, url
 
@@ -81,9 +96,12 @@ async def updates(client: Any, uri: str) -> asyncio.Queue[dict[str, Any]]:
     return seen
 
 
+@pytest.mark.parametrize("upstream_revision", ERAS)
 @pytest.mark.parametrize("revision", ERAS)
-async def test_the_last_unsubscriber_unsubscribes_upstream(revision: str) -> None:
-    with mounted() as (upstream, url):
+async def test_the_last_unsubscriber_unsubscribes_upstream(
+    revision: str, upstream_revision: str
+) -> None:
+    with mounted(upstream_revision) as (upstream, url):
         async with (
             checked_client(url, revision) as one,
             checked_client(url, revision) as two,
@@ -116,9 +134,12 @@ async def test_the_last_unsubscriber_unsubscribes_upstream(revision: str) -> Non
             assert (await asyncio.wait_for(seen_one.get(), 15))["uri"] == "notes://up/first"
 
 
+@pytest.mark.parametrize("upstream_revision", ERAS)
 @pytest.mark.parametrize("revision", ERAS)
-async def test_a_closed_session_unsubscribes_upstream(revision: str) -> None:
-    with mounted() as (upstream, url):
+async def test_a_closed_session_unsubscribes_upstream(
+    revision: str, upstream_revision: str
+) -> None:
+    with mounted(upstream_revision) as (upstream, url):
         async with checked_client(url, revision) as staying:
             async with checked_client(url, revision) as leaving:
                 await updates(leaving, "notes://up/first")

@@ -529,6 +529,7 @@ class ServerConnection:
             uris = [*self.subscriptions]
             for accepted in self.listeners.values():
                 uris += accepted.get("resourceSubscriptions", ())
+            self.listeners.clear()  # (told once: their streams' ends have nothing more to say)
             unwatch(uris)
         for waiting in self._outgoing.values():
             waiting.cancel()
