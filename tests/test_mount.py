@@ -284,7 +284,8 @@ async def test_the_mounted_servers_own_visibility_and_middleware_apply(revision:
 
     @inner.add_middleware
     async def shout(call: Any, call_next: Any) -> Any:
-        seen_inner.append(call.tool_name)
+        if call.tool_name is not None:  # (it sees the listings too)
+            seen_inner.append(call.tool_name)
         if "text" in call.arguments:
             call.arguments["text"] = call.arguments["text"].upper()
         return await call_next(call)

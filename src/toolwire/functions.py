@@ -173,6 +173,12 @@ def injected_as(
     """What fills a parameter in rather than an argument: its :class:`Dependency` (in
     ``Annotated`` metadata, or as the default, or the one ``provided`` for its type), the
     injectable class of ``inject`` it names, or None (an argument)."""
+    if type(ann) is type:  # a plain class (int, str, a dataclass): no Annotated, no generics
+        if isinstance(default, Dependency):
+            return default
+        if inject and issubclass(ann, inject):
+            return ann
+        return provided.get(ann) if provided else None
     if typing.get_origin(ann) is typing.Annotated:
         for extra in ann.__metadata__:
             if isinstance(extra, Dependency):

@@ -166,7 +166,8 @@ class Tool(Component):
         self.never_blocks = False  # proven by its code: inline even when a timeout applies
         self._judged = self.is_async or blocking is not None
         self.plan = None  # on the instance: checked on every call, found at once
-        if any(isinstance(d, Dependency) for d in self.schema.injected.values()):
+        injected = self.schema.injected
+        if injected and any(isinstance(d, Dependency) for d in injected.values()):
             from .dependencies import plan
 
             self.plan = plan(f"tool {self.name!r}", self.schema.injected, inject, provided)

@@ -12,12 +12,13 @@ and so does ``completion/complete`` for their arguments, when the upstream offer
 completions. Subscribing to one of its resources (``resources/subscribe``, or a 2026-07-28
 listen stream's ``resourceSubscriptions``) subscribes upstream first (:class:`Watches`);
 the upstream's ``notifications/resources/updated`` then reach the mounting server's
-subscribers under the mounted URI.
+subscribers under the mounted URI, until the last of them goes (upstream unsubscribed).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,8 @@ from ..resources import Resource, ResourceTemplate
 from ..server.transforms import ForwardedTool
 from .server import ProxyServer, _plain
 from .upstream import JSON, Upstream, upstream_error
+
+logger = logging.getLogger("toolwire")
 
 LISTS = {  # kind: (upstream method, result key, id key, capability)
     "tools": ("tools/list", "tools", "name", "tools"),
@@ -70,8 +73,10 @@ class Watches:
     upstream's ``notifications/resources/updated`` for them go.
 
     An upstream URI is subscribed once on the shared upstream connection (again after that
-    connection was opened anew) and stays subscribed while the mount serves; the mounting
-    server sends each update to its own subscribers of the mounted URI, if any."""
+    connection was opened anew), whatever the number of the mounting server's sessions that
+    subscribe to it, and unsubscribed when the last of them unsubscribes, ends its listen
+    stream or closes (:meth:`unwatch`); the mounting server sends each update to its own
+    subscribers of the mounted URI."""
 
     def __init__(self, proxy: ProxyServer, outer: Any) -> None:
         self.proxy, self.outer = proxy, outer
@@ -94,6 +99,21 @@ class Watches:
         except (ClientError, RPCError) as exc:
             raise upstream_error(exc) from None
         self._subscribed.add(upstream_uri)
+
+    async def unwatch(self, upstream_uri: str) -> None:
+        """Nobody here subscribes to the URI served for ``upstream_uri`` any more: unsubscribe
+        upstream (a failure only means the upstream keeps sending updates nobody gets)."""
+        self.routes.pop(upstream_uri, None)
+        client = self._client
+        if upstream_uri not in self._subscribed or client is None:
+            return
+        self._subscribed.discard(upstream_uri)
+        try:
+            await client.unsubscribe_resource(upstream_uri)
+        except Exception as exc:  # an upstream gone away has nothing to stop
+            logger.debug(
+                "Mounted proxy %r: cannot unsubscribe %s: %s", self.proxy.name, upstream_uri, exc
+            )
 
     def _hook(self, upstream: Upstream) -> None:
         """Have ``upstream``'s resource updates reach this mount too."""
@@ -192,6 +212,10 @@ class UpstreamResource(Resource):
         """A client subscribes to ``uri``: subscribe upstream."""
         await self.watches.watch(self.upstream_uri, uri)
 
+    async def unwatch(self, uri: str) -> None:
+        """The last client subscribed to ``uri`` went: unsubscribe upstream."""
+        await self.watches.unwatch(self.upstream_uri)
+
 
 def _variables(**variables: str) -> None:  # pragma: no cover - never called
     return None
@@ -226,6 +250,10 @@ class UpstreamTemplate(ResourceTemplate):
     async def watch(self, uri: str) -> None:
         """A client subscribes to ``uri`` (one this template serves): subscribe upstream."""
         await self.watches.watch(self.upstream_uri(uri), uri)
+
+    async def unwatch(self, uri: str) -> None:
+        """The last client subscribed to ``uri`` went: unsubscribe upstream."""
+        await self.watches.unwatch(self.upstream_uri(uri))
 
 
 def _arguments(**arguments: str) -> None:  # pragma: no cover - never called

@@ -284,8 +284,7 @@ class ServerCore:
         """A registry of components of the ``kind`` list, each named by its attribute
         ``key`` (:mod:`toolwire.server.registry`), whose access checks follow this server's
         scope hierarchy."""
-        registry: Registry[Any] = Registry(kind, key, noun, changed)
-        registry.scope_hierarchy = lambda: self.scope_hierarchy
+        registry: Registry[Any] = Registry(kind, key, noun, changed, self)
         self.registries.setdefault(kind, []).append(registry)
         return registry
 

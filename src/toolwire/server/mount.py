@@ -21,7 +21,9 @@ middleware, visibility, tags, scopes and auth, paging, transforms, tool search.
   :class:`~toolwire.Context`: progress, logs, elicitation, sampling and cancellation reach
   ``mcp``'s client. Its own middleware runs around the call (under the tool's own name)
   inside ``mcp``'s, and its own access rule (``visibility=``) is checked besides ``mcp``'s
-  (:class:`InnerRule`). Its resources and prompts are its own functions, registered again.
+  (:class:`InnerRule`). Its resources and prompts are its own functions, registered again;
+  its middleware sees their reads, renders, completions and listings too
+  (:mod:`toolwire.server.mount_routes`).
 * **Proxies.** A mounted :meth:`Server.proxy <toolwire.Server.proxy>` lists the upstream's
   tools when ``mcp`` starts serving and again when the upstream says they changed; its
   calls go upstream through one connection shared by all of ``mcp``'s sessions, carrying
@@ -42,6 +44,7 @@ from typing import Any
 from ..errors import RegistrationError
 from ..protocol.naming import prefixed_name
 from ..tools import Tool
+from .mount_routes import route
 from .request import Request
 from .transforms import ForwardedTool, rules_of, running
 
@@ -80,6 +83,7 @@ def mount(outer: Any, inner: Any, prefix: str | None) -> Mount:
     inner.list_listeners = [*inner.list_listeners, mounted.changed]
     if not mounted.proxied:
         inner.change_hooks.append(mounted.updated)
+        route(outer)  # its middleware sees reads, prompts, completions and listings too
     return mounted
 
 
@@ -242,14 +246,17 @@ class Mount:
             self._sync("prompts", {p.name: p for p in inner.prompts}, self._local_prompt)
 
     def _local_tool(self, key: str, tool: Tool) -> Tool:
-        forwarded = ForwardedTool(
+        forwarded = MountedTool(
+            self.inner,
             self._through_inner(key, tool),
             name=self.name(key),
             input_schema=tool.schema.input_schema,
             output_schema=tool.schema.output_schema,
             wraps_result=tool.schema.wraps_result,
             structured=tool.structured,
-            needs_context=True,  # its own middleware, if any, needs the call's connection
+            # a Context when the tool takes one (or dependencies), or when its server's
+            # middleware needs the call's connection: as a direct call would build one
+            needs_context=lambda: bool(tool.schema.injected or self.inner.middleware),
             title=tool.title,
             description=tool.description,
             annotations=tool.annotations,
@@ -298,6 +305,7 @@ class Mount:
         item = copy.copy(source)
         item.uri = self.uri(key)
         item.definition = item._definition()
+        item.mounted_from = (self, key)  # toolwire.server.mount_routes
         return item
 
     def _local_template(self, key: str, source: Any) -> Any:
@@ -307,12 +315,14 @@ class Mount:
         item.uri_template = self.uri(key)
         item.template = UriTemplate(item.uri_template)
         item.definition = item._definition()
+        item.mounted_from = (self, key)
         return item
 
     def _local_prompt(self, key: str, source: Any) -> Any:
         prompt = copy.copy(source)
         prompt.name = self.name(key)
         prompt.definition = prompt._definition()
+        prompt.mounted_from = (self, key)
         return prompt
 
     # ------------------------------------------------------------ a proxy
@@ -353,6 +363,42 @@ class Mount:
             self._sync(each, desired, build, strict=False)
         self._failing = False
         return True
+
+
+class MountedTool(ForwardedTool):
+    """A mounted toolwire server's tool, run as that server runs it when called directly: a
+    :class:`~toolwire.Context` only when needed (``needs_context``), and right on the event
+    loop when the tool would run there (a sync tool that never blocks) and its server has no
+    middleware to pass the call through."""
+
+    def __init__(self, inner: Any, forward: Any, **options: Any) -> None:
+        self.inner = inner
+        super().__init__(forward, **options)
+
+    @property
+    def inline(self) -> bool:
+        original = self.original
+        return original is not None and original.inline and not self.inner.middleware
+
+    @inline.setter
+    def inline(self, value: bool) -> None:
+        pass  # it follows the mounted tool's own
+
+    @property
+    def never_blocks(self) -> bool:
+        return self.original is not None and self.original.never_blocks
+
+    @never_blocks.setter
+    def never_blocks(self, value: bool) -> None:
+        pass
+
+    def run_inline(self, arguments: Any, injected: Any, *, mask_errors: bool) -> Any:
+        assert self.original is not None
+        if self.nulls_from is not None and arguments:  # Server(provider=...): null = absent
+            from ..providers import null_means_absent
+
+            arguments = null_means_absent(arguments, self.nulls_from)
+        return self.original.run_inline(arguments, injected, mask_errors=mask_errors)
 
 
 class InnerRule:

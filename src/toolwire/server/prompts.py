@@ -20,6 +20,7 @@ prompt methods are unknown (-32601).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .. import jsonrpc
@@ -50,15 +51,18 @@ def unknown_prompt(name: str, known: Sequence[str]) -> RPCError:
 class PromptRegistry(ServerCore):
     """The prompt half of :class:`toolwire.Server` (a mixin over ``ServerCore``)."""
 
-    def __init__(self, *args: Any, **options: Any) -> None:
-        super().__init__(*args, **options)
-        self.prompt_registry: Registry[Prompt] = self.registry(
-            "prompts", "name", "prompt named", self.prompts_changed
-        )
-        self._prompts = self.prompt_registry.items
-        # Set by the first registration and kept: a session told about prompts can still
-        # list them (an empty list) after the last one is removed.
-        self.offers_prompts = False
+    # Set by the first registration and kept: a session told about prompts can still
+    # list them (an empty list) after the last one is removed.
+    offers_prompts = False
+
+    @cached_property
+    def prompt_registry(self) -> Registry[Prompt]:
+        """Made on first use: a server without prompts builds none."""
+        return self.registry("prompts", "name", "prompt named", self.prompts_changed)
+
+    @cached_property
+    def _prompts(self) -> dict[str, Prompt]:
+        return self.prompt_registry.items
 
     # ------------------------------------------------------------ registration
 
@@ -156,7 +160,7 @@ class PromptRegistry(ServerCore):
 
     def offers_completions(self) -> bool:
         """Some prompt argument or resource-template variable has a completer."""
-        if any(prompt.completers for prompt in self._prompts.values()):
+        if self.offers_prompts and any(p.completers for p in self._prompts.values()):
             return True
         templates: Any = getattr(self, "resource_templates", None) or ()
         return any(getattr(t, "completers", None) for t in templates)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
@@ -33,6 +34,7 @@ from ..errors import RegistrationError, RPCError
 from .request import JSON, Request, Rule
 
 C = TypeVar("C", bound=Component)
+_NO_TAGS: frozenset[str] = frozenset()
 
 # Each list that can change: its subscriptions/listen filter key and its notification.
 LIST_CHANGES = {
@@ -114,22 +116,32 @@ def session_enabled(rules: Sequence[Rule], kind: str, key: str, item: Component)
 class Registry(Generic[C]):
     """The components of one kind, by key, in registration order."""
 
-    def __init__(self, kind: str, key: str, noun: str, changed: Callable[[], None]) -> None:
+    # Which components the owner's rule may refuse (None: every one), and what listings
+    # cache: class-level defaults, read only by listings.
+    ruled: Callable[[C], bool] | None = None
+    _shown: list[C] | None = None
+    _guarded = False
+    _definitions: list[JSON] | None = None
+
+    def __init__(
+        self, kind: str, key: str, noun: str, changed: Callable[[], None], owner: Any = None
+    ) -> None:
         self.kind = kind  # the list it belongs to: "tools", "resources" or "prompts"
-        self.key: Callable[[C], str] = attrgetter(key)  # the attribute that names one
+        self.key: Callable[[C], str] = _getter(key)  # the attribute that names one
         self.noun = noun  # how messages name one: "tool named", "resource", ...
         self.changed = changed
+        self.owner = owner  # the server whose scope hierarchy access checks follow
         self.items: dict[str, C] = {}
+        # Read by every lookup (find): on the instance, where they are found at once.
         # Tag filters (tools: Server(include_tags=..., exclude_tags=...)).
         self.include_tags: frozenset[str] | None = None
-        self.exclude_tags: frozenset[str] = frozenset()
-        # The owner's access rule, and which components it may refuse (None: every one).
+        self.exclude_tags: frozenset[str] = _NO_TAGS
+        # The owner's access rule (None: none).
         self.rule: Callable[[C, Request], bool] | None = None
-        self.ruled: Callable[[C], bool] | None = None
-        self.scope_hierarchy: Callable[[], Any] = lambda: None
-        self._shown: list[C] | None = None
-        self._guarded = False
-        self._definitions: list[JSON] | None = None
+
+    def scope_hierarchy(self) -> Any:
+        """Which scopes imply which (AU-26): the owner's, if it has one."""
+        return getattr(self.owner, "scope_hierarchy", None)
 
     # ------------------------------------------------------------ the collection
 
@@ -270,6 +282,12 @@ class Registry(Generic[C]):
         if after is not None:
             result["nextCursor"] = after
         return result, listing is not None
+
+
+@functools.cache
+def _getter(key: str) -> Callable[[Any], str]:
+    """The getter of a component's ``key`` attribute, one per attribute name."""
+    return attrgetter(key)
 
 
 def _mounted_rule(item: Any) -> Callable[[Any, Request], bool] | None:

@@ -110,7 +110,17 @@ def _unsubscribe(connection: ServerConnection, request: Request) -> Any:
     hook = getattr(server, "subscribe_uri", None)
     if hook is not None:  # a low-level server: its handler has a say
         return hook(connection, request, _uri(request), False)
-    connection.subscriptions.discard(_uri(request))  # never subscribed: nothing to stop
+    uri = _uri(request)
+    connection.subscriptions.discard(uri)  # never subscribed: nothing to stop
+    unwatching = getattr(server, "unwatching", None)
+    pending = unwatching([uri]) if unwatching is not None else None
+    if pending is not None:  # the last subscriber of a mounted proxy's resource: upstream too
+        return _unsubscribed(pending)
+    return {}
+
+
+async def _unsubscribed(pending: Any) -> JSON:
+    await pending
     return {}
 
 

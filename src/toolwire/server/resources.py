@@ -19,7 +19,8 @@ resource methods are unknown (-32601).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .. import jsonrpc
@@ -45,19 +46,29 @@ UPDATED = "notifications/resources/updated"
 class ResourceRegistry(ServerCore):
     """The resource half of :class:`toolwire.Server` (a mixin over ``ServerCore``)."""
 
-    def __init__(self, *args: Any, **options: Any) -> None:
-        super().__init__(*args, **options)
-        self.resource_registry: Registry[Resource] = self.registry(
-            "resources", "uri", "resource", self.resources_changed
-        )
-        self.template_registry: Registry[ResourceTemplate] = self.registry(
+    # Set by the first registration and kept: a session told about resources can still
+    # list them (an empty list) after the last one is removed.
+    offers_resources = False
+
+    # The registries are made on first use: a server without resources builds none.
+    @cached_property
+    def resource_registry(self) -> Registry[Resource]:
+        return self.registry("resources", "uri", "resource", self.resources_changed)
+
+    @cached_property
+    def template_registry(self) -> Registry[ResourceTemplate]:
+        self.resource_registry  # noqa: B018 (made first: resources list before templates)
+        return self.registry(
             "resources", "uri_template", "resource template", self.resources_changed
         )
-        self._resources = self.resource_registry.items
-        self._templates = self.template_registry.items
-        # Set by the first registration and kept: a session told about resources can still
-        # list them (an empty list) after the last one is removed.
-        self.offers_resources = False
+
+    @cached_property
+    def _resources(self) -> dict[str, Resource]:
+        return self.resource_registry.items
+
+    @cached_property
+    def _templates(self) -> dict[str, ResourceTemplate]:
+        return self.template_registry.items
 
     # ------------------------------------------------------------ registration
 
@@ -244,6 +255,52 @@ class ResourceRegistry(ServerCore):
             except RPCError as exc:
                 failed[uri] = exc
         return failed
+
+    def unwatching(self, uris: Iterable[str]) -> Any:
+        """Subscribers of ``uris`` went away (unsubscribed, a listen stream ended, a session
+        closed): what serves one that nobody here subscribes to any more may stop watching
+        it (a mounted proxy's resource unsubscribes upstream: its ``unwatch(uri)``
+        coroutine). None when nothing has to, else a coroutine."""
+        hooks = []
+        for uri in set(uris):
+            found = self._locate(uri)
+            unwatch = getattr(found[0], "unwatch", None) if found is not None else None
+            if unwatch is not None and not self.subscribed(uri):
+                hooks.append((uri, unwatch))
+        return self._unwatch(hooks) if hooks else None
+
+    @staticmethod
+    async def _unwatch(hooks: list[tuple[str, Callable[[str], Any]]]) -> None:
+        for uri, unwatch in hooks:
+            await unwatch(uri)
+
+    def unwatch_later(self, uris: Iterable[str]) -> None:
+        """:meth:`unwatching`, run in the background (from code that cannot wait for it)."""
+        pending = self.unwatching(uris)
+        if pending is None:
+            return
+        try:
+            task = asyncio.get_running_loop().create_task(pending)
+        except RuntimeError:  # no loop any more: nothing upstream to tell
+            pending.close()
+            return
+        self._unwatching.add(task)
+        task.add_done_callback(self._unwatching.discard)
+
+    @cached_property
+    def _unwatching(self) -> set[asyncio.Task[None]]:
+        return set()
+
+    def subscribed(self, uri: str) -> bool:
+        """Some session of this process subscribes to ``uri`` (``resources/subscribe``, or a
+        listen stream's ``resourceSubscriptions``)."""
+        for connection in self._connections:
+            if uri in connection.subscriptions:
+                return True
+            for accepted in connection.listeners.values():
+                if uri in accepted.get("resourceSubscriptions", ()):
+                    return True
+        return False
 
     # ------------------------------------------------------------ notifications
 

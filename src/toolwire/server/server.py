@@ -83,6 +83,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     """
 
     _mounts: Sequence[Any] = ()  # the servers mounted here (toolwire.server.mount)
+    _visibility: Callable[[Tool, Request], bool] | None = None
 
     def __init__(
         self,
@@ -101,14 +102,17 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         provider: Literal["openai", "gemini", "anthropic"] | None = None,
         **options: Any,
     ) -> None:
-        # The official SDK's constructor options (debug, log_level, host, port,
-        # json_response, auth=AuthSettings(...), ...) with the same meaning.
-        from .sdk_options import absorb
+        # The official SDK's constructor options (debug, log_level, host, port, json_response,
+        # auth=AuthSettings(...), ...) with the same meaning, read only when options are given.
+        settings: Any = None
+        tools: list[Any] = []
+        if options:
+            from .sdk_options import absorb
 
-        settings, options, tools = absorb(options)
+            settings, options, tools = absorb(options)
         super().__init__(name, version, instructions, **options)
-        self.settings = settings
-        self.dependencies = settings.dependencies
+        self._settings = settings
+        self.dependencies: list[str] = settings.dependencies if settings is not None else []
         self.schema_profile = schema_profile
         # A server facing one LLM provider publishes its export (toolwire.server.facing).
         self.provider: str | None = None
@@ -129,11 +133,30 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
             "tools", "name", "tool named", self.tools_changed
         )
         self._tools = self.tool_registry.items
-        self.include_tags = include_tags
-        self.exclude_tags = exclude_tags
-        self.visibility = visibility
+        # The tool filters and rule, set without announcing a change: nothing is listed yet.
+        if include_tags is not None:
+            self.tool_registry.include_tags = frozenset(include_tags)
+        if exclude_tags:
+            self.tool_registry.exclude_tags = frozenset(exclude_tags)
+        if visibility is not None:
+            self.visibility = visibility
         for fn in tools:
             self.add_tool(fn)
+
+    @property
+    def settings(self) -> Any:
+        """The official SDK's ``mcp.settings`` (:class:`~toolwire.server.sdk_options.Settings`),
+        made on first use when the constructor was given none of the SDK's options."""
+        if self._settings is None:
+            from .sdk_options import Settings
+
+            self._settings = Settings()
+            self._settings.dependencies = self.dependencies
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Any) -> None:
+        self._settings = settings
 
     # ------------------------------------------------------------ registration
 

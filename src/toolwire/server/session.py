@@ -492,8 +492,12 @@ class ServerConnection:
         try:
             await ended
         finally:
-            self.listeners.pop(mid, None)
+            accepted = self.listeners.pop(mid, None)
             self._listening.pop(mid, None)
+            uris = accepted.get("resourceSubscriptions") if accepted else None
+            unwatch = getattr(self.server, "unwatch_later", None)
+            if uris and unwatch is not None:  # (a mounted proxy's resources, upstream)
+                unwatch(uris)
         return {"_meta": {META_SUBSCRIPTION_ID: mid}}
 
     def tell_listeners(self, kind: str, method: str) -> None:
@@ -519,5 +523,13 @@ class ServerConnection:
     def close(self) -> None:
         self.closed = True
         self.server._connections.discard(self)
+        unwatch = getattr(self.server, "unwatch_later", None)
+        if unwatch is not None and (self.subscriptions or self.listeners):
+            # its subscriptions end with it (a mounted proxy's resources: upstream too)
+            uris = [*self.subscriptions]
+            for accepted in self.listeners.values():
+                uris += accepted.get("resourceSubscriptions", ())
+            self.listeners.clear()  # (told once: their streams' ends have nothing more to say)
+            unwatch(uris)
         for waiting in self._outgoing.values():
             waiting.cancel()

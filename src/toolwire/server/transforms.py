@@ -67,7 +67,7 @@ class ForwardedTool(Tool):
         output_schema: JSON | None = None,
         wraps_result: bool = False,
         structured: bool = True,
-        needs_context: bool = True,
+        needs_context: bool | Callable[[], bool] = True,
         title: str | None = None,
         description: str | None = None,
         annotations: Any = None,
@@ -103,7 +103,7 @@ class ForwardedTool(Tool):
             input_schema=input_schema,
             output_schema=output_schema,
             wraps_result=wraps_result,
-            injected={"context": object} if needs_context else {},
+            injected=_needs(needs_context),
             _make_validator=lambda: _identity,
             _make_dumper=_dumper,
         )
@@ -134,6 +134,24 @@ class ForwardedTool(Tool):
 
     def run_inline(self, arguments: JSON, injected: Any, *, mask_errors: bool) -> JSON:
         raise RuntimeError("a forwarded tool never runs inline")  # pragma: no cover
+
+
+class _ContextWhen(dict[str, Any]):
+    """A forwarded tool's ``schema.injected`` when whether its calls need a
+    :class:`~toolwire.Context` can change (the server builds one only when it is true)."""
+
+    def __init__(self, needed: Callable[[], bool]) -> None:
+        super().__init__(context=object)
+        self.needed = needed
+
+    def __bool__(self) -> bool:
+        return self.needed()
+
+
+def _needs(needs_context: bool | Callable[[], bool]) -> dict[str, Any]:
+    if callable(needs_context):
+        return _ContextWhen(needs_context)
+    return {"context": object} if needs_context else {}
 
 
 def _dumper() -> Callable[[Any], Any]:
@@ -346,7 +364,8 @@ def derive_tool(
         output_schema=output,
         wraps_result=wraps,
         structured=tool.structured,
-        needs_context=bool(tool.schema.injected) or wrap is not None,
+        # (asked at each call: a mounted tool needs one once its server has middleware)
+        needs_context=True if wrap is not None else lambda: bool(tool.schema.injected),
         title=keep(title, tool.title),
         description=keep(description, tool.description),
         annotations=keep(annotations, tool.annotations),

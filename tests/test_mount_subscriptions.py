@@ -1,0 +1,155 @@
+"""A mounted proxy's upstream subscriptions follow the mounting server's subscribers: an
+upstream URI is subscribed once however many sessions subscribe to it, and unsubscribed when
+the last of them unsubscribes (``resources/unsubscribe``, or the end of a 2026-07-28 listen
+stream) or closes.
+
+Over real HTTP (uvicorn) on both sides, the mounting server's clients in both eras, every
+message they exchange checked against the negotiated revision's schema; the upstream is a
+toolwire server that records how it is subscribed and unsubscribed, in either era
+(``resources/subscribe``/``unsubscribe``, or a listen stream opened and ended).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from toolwire import Server
+
+from http_server import serve_http
+from wire import MODERN, checked_client
+
+pytestmark = pytest.mark.timeout(60)
+
+ERAS = ["2025-11-25", MODERN]
+
+
+class Upstream:
+    """An upstream server that records the subscription requests it gets."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str]] = []
+        self.unsubscribed = threading.Event()  # (its loop runs on the uvicorn thread)
+        self.server = server = Server("notes")
+
+        @server.resource("notes://first", mime_type="text/plain")
+        def first() -> str:
+            return "first note"
+
+        @server.resource("notes://{name}/text")
+        def note(name: str) -> str:
+            return f"note {name}"
+
+        @server.tool()
+        def touch(uri: str) -> str:
+            server.resource_updated(uri)
+            return "touched"
+
+        @server.add_middleware
+        async def record(call: Any, call_next: Any) -> Any:
+            if call.method == "subscriptions/listen":  # a 2026-07-28 proxy subscribes so
+                wanted = call.params.get("notifications") or {}
+                for uri in wanted.get("resourceSubscriptions") or ():
+                    self.requests.append(("subscribe", uri))
+            if call.method in ("resources/subscribe", "resources/unsubscribe"):
+                self.requests.append((call.method.split("/")[1], call.params["uri"]))
+                if call.method == "resources/unsubscribe":
+                    result = await call_next(call)
+                    self.unsubscribed.set()
+                    return result
+            return await call_next(call)
+
+        # ... and unsubscribes by ending that listen stream, which the server's session
+        # reports here (its subscriptions end)
+        ended = server.unwatch_later
+
+        def stream_ended(uris: Any) -> None:
+            self.requests += [("unsubscribe", uri) for uri in uris]
+            self.unsubscribed.set()
+            ended(uris)
+
+        server.unwatch_later = stream_ended  # type: ignore[method-assign]
+
+    async def next_unsubscribe(self) -> None:
+        assert await asyncio.to_thread(self.unsubscribed.wait, 15), "no upstream unsubscribe"
+        self.unsubscribed.clear()
+
+
+@contextlib.contextmanager
+def mounted(upstream_revision: str) -> Iterator[tuple[Upstream, str]]:
+    upstream = Upstream()
+    with serve_http(upstream.server) as up_url:
+        mcp = Server("main")
+        mcp.mount(Server.proxy(up_url, protocol_version=upstream_revision), prefix="up")
+        with serve_http(mcp) as url:
+            yield upstream, url
+
+
+async def updates(client: Any, uri: str) -> asyncio.Queue[dict[str, Any]]:
+    seen: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    await client.subscribe_resource(uri, seen.put_nowait)
+    return seen
+
+
+@pytest.mark.parametrize("upstream_revision", ERAS)
+@pytest.mark.parametrize("revision", ERAS)
+async def test_the_last_unsubscriber_unsubscribes_upstream(
+    revision: str, upstream_revision: str
+) -> None:
+    with mounted(upstream_revision) as (upstream, url):
+        async with (
+            checked_client(url, revision) as one,
+            checked_client(url, revision) as two,
+        ):
+            await updates(one, "notes://up/first")
+            seen_two = await updates(two, "notes://up/first")
+            await updates(one, "notes://up/monday/text")  # served by a template
+            # one upstream subscription for the two sessions
+            assert upstream.requests == [
+                ("subscribe", "notes://first"),
+                ("subscribe", "notes://monday/text"),
+            ]
+            await one.unsubscribe_resource("notes://up/first")
+            await one.unsubscribe_resource("notes://up/monday/text")
+            await upstream.next_unsubscribe()  # the template's URI: nobody else had it
+            assert upstream.requests[-1] == ("unsubscribe", "notes://monday/text")
+            # the other session still hears about the URI they shared
+            await one.call_tool("up_touch", {"uri": "notes://first"})
+            assert (await asyncio.wait_for(seen_two.get(), 15))["uri"] == "notes://up/first"
+            await two.unsubscribe_resource("notes://up/first")
+            await upstream.next_unsubscribe()
+            assert upstream.requests[2:] == [
+                ("unsubscribe", "notes://monday/text"),
+                ("unsubscribe", "notes://first"),
+            ]
+            # subscribing again subscribes upstream again
+            seen_one = await updates(one, "notes://up/first")
+            assert upstream.requests[-1] == ("subscribe", "notes://first")
+            await two.call_tool("up_touch", {"uri": "notes://first"})
+            assert (await asyncio.wait_for(seen_one.get(), 15))["uri"] == "notes://up/first"
+
+
+@pytest.mark.parametrize("upstream_revision", ERAS)
+@pytest.mark.parametrize("revision", ERAS)
+async def test_a_closed_session_unsubscribes_upstream(
+    revision: str, upstream_revision: str
+) -> None:
+    with mounted(upstream_revision) as (upstream, url):
+        async with checked_client(url, revision) as staying:
+            async with checked_client(url, revision) as leaving:
+                await updates(leaving, "notes://up/first")
+                await updates(leaving, "notes://up/tuesday/text")
+                seen = await updates(staying, "notes://up/first")
+            # the session ended: what only it subscribed to is unsubscribed upstream
+            await upstream.next_unsubscribe()
+            assert upstream.requests[-1] == ("unsubscribe", "notes://tuesday/text")
+            assert ("unsubscribe", "notes://first") not in upstream.requests
+            await staying.call_tool("up_touch", {"uri": "notes://first"})
+            assert (await asyncio.wait_for(seen.get(), 15))["uri"] == "notes://up/first"
+        await upstream.next_unsubscribe()
+        assert upstream.requests[-1] == ("unsubscribe", "notes://first")
