@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import orjson
@@ -615,12 +614,10 @@ def test_close_reports_unvalidated_server_messages() -> None:
     WireChecker("2025-11-25").close()
 
 
-def test_validation_is_fast() -> None:
+def test_validation_checks_every_message() -> None:
     checker = WireChecker(LATEST)
     body = {"resultType": "complete", "content": TEXT * 5, "structuredContent": {"sum": 3}}
-    start = time.perf_counter()
     for i in range(1000):
         checker.client_sent(modern(i, "tools/call", name="add", arguments={"a": i, "b": 1}))
         checker.server_sent(line(result(i, body)))
     assert checker.checked == 2000
-    assert time.perf_counter() - start < 10

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from enum import Enum
 from typing import Annotated, Any
@@ -626,15 +625,12 @@ def big_document(operations: int) -> dict[str, Any]:
     }
 
 
-async def test_a_large_description_loads_quickly() -> None:
+async def test_a_large_description_becomes_tools() -> None:
+    # How long it takes is measured by benchmarks/openapi_load.py, not here.
     document = big_document(5000)
     client = httpx.AsyncClient(base_url="http://127.0.0.1:9")
-    started = time.perf_counter()
     mcp = Server.from_openapi(document, client)
-    elapsed = time.perf_counter() - started
-    print(f"5,000 operations loaded in {elapsed:.3f} s")
     assert len(mcp.tools) == 5000
-    assert elapsed < 10  # generous: measured well under a second
     async with checked_client(mcp, LEGACY) as c:
         listed = await c.list_tools()
     assert len(listed) == 5000

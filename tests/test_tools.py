@@ -456,12 +456,8 @@ async def test_a_time_sleep_tool_does_not_delay_a_concurrent_quick_call() -> Non
     async with checked_client(mcp, LEGACY) as client:
         napping = asyncio.create_task(client.call_tool("nap", {"seconds": 0.5}))
         assert await asyncio.to_thread(started.wait, 5)
-        loop = asyncio.get_running_loop()
-        start = loop.time()
         assert (await client.call_tool("add", {"a": 1, "b": 2})).text == "3"
-        elapsed = loop.time() - start
-        assert not napping.done()
-        assert elapsed < 0.4
+        assert not napping.done()  # answered while the sync tool still sleeps in its thread
         assert (await napping).text == "rested"
     assert threads[0].startswith("toolwire-worker")
 
