@@ -200,9 +200,9 @@ def counting(client: Client) -> list[str]:
     sent: list[str] = []
     original = client._request
 
-    async def request(method: str, params: Any = None, timeout: Any = None) -> Any:
+    async def request(method: str, params: Any = None, timeout: Any = None, **options: Any) -> Any:
         sent.append(method)
-        return await original(method, params, timeout)
+        return await original(method, params, timeout, **options)
 
     client._request = request  # type: ignore[method-assign]
     return sent

@@ -524,12 +524,11 @@ class Client(
         ``on_let_go(retry_ms)`` is called if the server lets the request's stream go
         before answering (:mod:`toolwire.client.let_go`)."""
         params = dict(params or {})
-        if on_let_go is not None:
-            return await self._request_letting_go(method, params, timeout, on_let_go)
         if not self.modern:
-            return await self._request(method, params, timeout)
-        result = await self._request(method, self._modern_params(params), timeout)
-        return await self._rounds(method, params, result, timeout)
+            return await self._request(method, params, timeout, on_let_go=on_let_go)
+        wire = self._modern_params(params)
+        result = await self._request(method, wire, timeout, on_let_go=on_let_go)
+        return await self._rounds(method, params, result, timeout, on_let_go)
 
     async def _rounds(
         self,
@@ -544,10 +543,7 @@ class Client(
         for attempt in range(MAX_INPUT_ROUNDS):
             if attempt:
                 wire = self._modern_params(params)
-                if on_let_go is None:
-                    result = await self._request(method, wire, timeout)
-                else:
-                    result = await self._request(method, wire, timeout, on_let_go=on_let_go)
+                result = await self._request(method, wire, timeout, on_let_go=on_let_go)
             if result.get("resultType", "complete") != "input_required":
                 return result
             # The server needs answers first: give them and ask again with a new id (MP-08).

@@ -36,40 +36,6 @@ class ClientLetGo:
         _pending: dict[str | int, Any]
         _tasks: set[Any]
 
-        @property
-        def modern(self) -> bool: ...
-
-        def _modern_params(self, params: JSON, version: str | None = None) -> JSON: ...
-
-        async def _request(
-            self,
-            method: str,
-            params: JSON | None = None,
-            timeout: float | None = None,
-            *,
-            mid: int | None = None,
-            on_let_go: LetGoHandler | None = None,
-        ) -> JSON: ...
-
-        async def _rounds(
-            self,
-            method: str,
-            params: JSON,
-            result: JSON,
-            timeout: float | None = None,
-            on_let_go: LetGoHandler | None = None,
-        ) -> JSON: ...
-
-    async def _request_letting_go(
-        self, method: str, params: JSON, timeout: float | None, on_let_go: LetGoHandler
-    ) -> JSON:
-        """``request`` for a call whose let-go is to be heard (only such calls register)."""
-        if not self.modern:
-            return await self._request(method, params, timeout, on_let_go=on_let_go)
-        wire = self._modern_params(params)
-        result = await self._request(method, wire, timeout, on_let_go=on_let_go)
-        return await self._rounds(method, params, result, timeout, on_let_go)
-
     def _heard_let_go(self, mid: Any, retry_ms: int | None) -> None:
         """Request ``mid``'s stream was let go (its HTTP stream ended after an event id and
         before the answer, or the server said so): tell the call's ``on_let_go``. A call
