@@ -31,13 +31,14 @@ import binascii
 import contextlib
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ClientError
+from .. import jsonrpc
+from ..errors import ClientError, ClientTimeout
 from ..protocol.revisions import META_SUBSCRIPTION_ID
-from .answers import objects
+from .answers import objects, result_of
 
 logger = logging.getLogger("toolwire.client")
 
@@ -163,6 +164,8 @@ class ClientPrimitives:
         timeout: float | None
         notifications: list[JSON]
         _pending: dict[str | int, asyncio.Future[JSON]]
+        _ids: Iterator[int]
+        _acknowledgements: dict[str | int, asyncio.Future[None]]
 
         @property
         def modern(self) -> bool: ...
@@ -171,14 +174,11 @@ class ClientPrimitives:
             self, method: str, params: JSON | None = None, *, timeout: float | None = None
         ) -> JSON: ...
 
-        async def listen(
-            self,
-            *,
-            tools_list_changed: bool = True,
-            resources_list_changed: bool = False,
-            prompts_list_changed: bool = False,
-            resource_subscriptions: Iterable[str] = (),
-        ) -> str | int: ...
+        def _modern_params(self, params: JSON, version: str | None = None) -> JSON: ...
+
+        async def _send_within(
+            self, data: bytes, what: str, timeout: float | None = None
+        ) -> None: ...
 
         async def _notify(self, method: str, params: JSON | None = None) -> None: ...
 
@@ -335,6 +335,55 @@ class ClientPrimitives:
         elif not self.modern:
             await self.request("resources/unsubscribe", {"uri": uri})
 
+    async def listen(
+        self,
+        *,
+        tools_list_changed: bool = True,
+        resources_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resource_subscriptions: Iterable[str] = (),
+        task_ids: Iterable[str] = (),
+    ) -> str | int:
+        """Open a 2026-07-28 ``subscriptions/listen`` stream; notifications on it arrive in
+        :attr:`notifications` (resource and prompt ones also go to :attr:`change_handler`).
+        ``resource_subscriptions`` lists URIs whose ``notifications/resources/updated`` to
+        receive; ``task_ids``, tasks whose ``notifications/tasks`` to receive (Tasks
+        extension). Returns the subscription id once the server acknowledged it;
+        :meth:`stop_listening` ends the stream."""
+        if not self.modern:
+            raise ClientError("subscriptions/listen needs protocol version 2026-07-28")
+        mid = next(self._ids)
+        acknowledged = asyncio.get_running_loop().create_future()
+        self._acknowledgements[mid] = acknowledged
+        ended = self._pending[mid] = asyncio.get_running_loop().create_future()
+        ended.add_done_callback(_settle)  # answered when the stream ends; nobody awaits it
+        wanted: JSON = {"toolsListChanged": tools_list_changed}
+        if resources_list_changed:
+            wanted["resourcesListChanged"] = True
+        if prompts_list_changed:
+            wanted["promptsListChanged"] = True
+        tasks = list(task_ids)
+        if tasks:  # SEP-2663: notifications/tasks with each task's state as it changes
+            wanted["taskIds"] = tasks
+        uris = list(resource_subscriptions)
+        if uris:
+            wanted["resourceSubscriptions"] = uris
+        params = self._modern_params({"notifications": wanted})
+        await self._send_within(
+            jsonrpc.request_bytes(mid, "subscriptions/listen", params), "subscriptions/listen"
+        )
+        # Acknowledged, or answered at once (refused: an error; nothing to listen to).
+        await asyncio.wait(
+            {acknowledged, ended}, timeout=self.timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if acknowledged.done():
+            return mid
+        self._acknowledgements.pop(mid, None)
+        if ended.done():
+            result_of("subscriptions/listen", ended.result())  # raises the server's error
+            raise ClientError("subscriptions/listen ended before it was acknowledged")
+        raise ClientTimeout(f"subscriptions/listen was not acknowledged within {self.timeout:g} s")
+
     async def stop_listening(self, subscription: str | int) -> None:
         """End a ``subscriptions/listen`` stream :meth:`Client.listen` opened: on stdio a
         ``notifications/cancelled`` goes to the server, over HTTP the stream is closed."""
@@ -373,3 +422,8 @@ def _covers(subscribed: str, uri: str) -> bool:
     """Whether an update of ``uri`` concerns a subscription to ``subscribed``: the same URI,
     or a sub-resource of it (the spec lets servers report those)."""
     return uri == subscribed or uri.startswith(subscribed.rstrip("/") + "/")
+
+
+def _settle(future: asyncio.Future[JSON]) -> None:
+    if not future.cancelled():
+        future.exception()
