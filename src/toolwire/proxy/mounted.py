@@ -115,6 +115,31 @@ class Watches:
                 "Mounted proxy %r: cannot unsubscribe %s: %s", self.proxy.name, upstream_uri, exc
             )
 
+    def held(self, registered: dict[str, tuple[Any, str]]) -> list[Any]:
+        """The mounted resources (or templates) registered in the mounting server for
+        ``registered`` (a kind of ``Mount.registered``) that somebody subscribes through."""
+        if not self.routes:
+            return []
+        outer = self.outer
+        found = (outer.get_resource(n) or outer.find_template(n) for _, n in registered.values())
+        return [item for item in found if isinstance(item, (UpstreamResource, UpstreamTemplate))]
+
+    async def dropped(self, held: list[Any]) -> None:
+        """The upstream's list changed: a resource (or template) of ``held`` it no longer
+        lists served URIs the mounting server's sessions subscribe to. Nothing serves such a
+        URI any more, so its subscriptions end: each session's record of it goes (its
+        legacy subscriptions, its listen streams' ``resourceSubscriptions``) and the
+        upstream URI is unsubscribed. A URI still served (the resource came back with
+        another definition) keeps its subscribers."""
+        outer = self.outer
+        for item in held:
+            if item.registered_in(outer):
+                continue
+            for uri in sorted(_subscribed_uris(outer)):
+                if item.serves(uri) and not outer.knows(uri):
+                    _forget(outer, uri)
+                    await item.unwatch(uri)
+
     def _hook(self, upstream: Upstream) -> None:
         """Have ``upstream``'s resource updates reach this mount too."""
         if id(upstream) in self._hooked:
@@ -133,6 +158,30 @@ class Watches:
         if uri is not None:
             with contextlib.suppress(RuntimeError):  # no loop: nobody to tell
                 self.outer.resource_updated(uri)
+
+
+def _subscribed_uris(server: Any) -> set[str]:
+    """The URIs some session of ``server`` subscribes to (either era)."""
+    uris: set[str] = set()
+    for connection in list(server._connections):
+        uris.update(connection.subscriptions)
+        for accepted in connection.listeners.values():
+            uris.update(accepted.get("resourceSubscriptions", ()))
+    return uris
+
+
+def _forget(server: Any, uri: str) -> None:
+    """No session of ``server`` subscribes to ``uri`` any more."""
+    for connection in list(server._connections):
+        connection.subscriptions.discard(uri)
+        for accepted in connection.listeners.values():
+            subscribed = accepted.get("resourceSubscriptions")
+            if isinstance(subscribed, list) and uri in subscribed:
+                kept = [u for u in subscribed if u != uri]
+                if kept:
+                    accepted["resourceSubscriptions"] = kept
+                else:
+                    del accepted["resourceSubscriptions"]
 
 
 class ForwardedCompleters(dict[str, Callable[..., Any]]):
@@ -203,6 +252,12 @@ class UpstreamResource(Resource):
         )
         self.proxy, self.upstream_uri, self.watches = proxy, definition["uri"], watches
 
+    def registered_in(self, server: Any) -> bool:
+        return server.get_resource(self.uri) is self
+
+    def serves(self, uri: str) -> bool:
+        return uri == self.uri
+
     async def read(
         self, uri: str, variables: JSON, injected: Any, run_sync: Any, *, mask_errors: bool
     ) -> list[JSON]:
@@ -241,6 +296,12 @@ class UpstreamTemplate(ResourceTemplate):
 
     def upstream_uri(self, uri: str) -> str:
         return str(self.upstream_head) + uri[len(self.head) :]
+
+    def registered_in(self, server: Any) -> bool:
+        return server.find_template(self.uri_template) is self
+
+    def serves(self, uri: str) -> bool:
+        return self.match(uri) is not None
 
     async def read(
         self, uri: str, variables: JSON, injected: Any, run_sync: Any, *, mask_errors: bool

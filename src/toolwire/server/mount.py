@@ -360,7 +360,12 @@ class Mount:
                     self.inner, each, definition, named, self._watches
                 )
 
+            watched = []
+            if each in ("resources", "templates"):
+                watched = self._watches.held(self.registered[each])
             self._sync(each, desired, build, strict=False)
+            if watched:  # subscribed resources the upstream no longer lists: unsubscribed
+                await self._watches.dropped(watched)
         self._failing = False
         return True
 
