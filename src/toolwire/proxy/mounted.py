@@ -12,7 +12,9 @@ and so does ``completion/complete`` for their arguments, when the upstream offer
 completions. Subscribing to one of its resources (``resources/subscribe``, or a 2026-07-28
 listen stream's ``resourceSubscriptions``) subscribes upstream first (:class:`Watches`);
 the upstream's ``notifications/resources/updated`` then reach the mounting server's
-subscribers under the mounted URI, until the last of them goes (upstream unsubscribed).
+subscribers under the mounted URI, until the last of them goes (upstream unsubscribed), or
+until the upstream stops listing what served the URI (:meth:`Watches.dropped`: the
+subscriptions to it end here too).
 """
 
 from __future__ import annotations
