@@ -250,3 +250,36 @@ async def test_a_resource_the_upstream_drops_is_unsubscribed(
                 # a legacy client may still unsubscribe: nothing to stop, no error
                 if revision != MODERN:
                     await one.unsubscribe_resource(first)
+
+
+@pytest.mark.parametrize("upstream_revision", ERAS)
+@pytest.mark.parametrize("revision", ERAS)
+async def test_a_proxy_mounted_two_levels_down(revision: str, upstream_revision: str) -> None:
+    """``mcp`` mounts ``middle``, which mounts the proxy: reads, subscriptions, updates and
+    their end (unsubscribed, or dropped upstream) under ``mcp``'s URIs."""
+    upstream = Upstream()
+    with serve_http(upstream.server) as up_url:
+        middle = Server("middle")
+        middle.mount(Server.proxy(up_url, protocol_version=upstream_revision), prefix="up")
+        mcp = Server("main")
+        mcp.mount(middle, prefix="m")
+        first, templated = "notes://m/up/first", "notes://m/up/friday/text"
+        with serve_http(mcp) as url:
+            async with checked_client(url, revision) as client:
+                read = await client.read_resource(templated)
+                assert read.text == "note friday" and read.contents[0]["uri"] == templated
+                seen = await updates(client, first)
+                seen_templated = await updates(client, templated)
+                assert upstream.requests == [
+                    ("subscribe", "notes://first"),
+                    ("subscribe", "notes://friday/text"),
+                ]
+                await client.call_tool("m_up_touch", {"uri": "notes://first"})
+                assert (await asyncio.wait_for(seen.get(), 15))["uri"] == first
+                await client.call_tool("m_up_touch", {"uri": "notes://friday/text"})
+                assert (await asyncio.wait_for(seen_templated.get(), 15))["uri"] == templated
+                await client.unsubscribe_resource(templated)
+                await upstream.unsubscribed_from("notes://friday/text")
+                # the upstream drops `first`: the subscription to it ends, upstream too
+                await client.call_tool("m_up_drop")
+                await upstream.unsubscribed_from("notes://first")

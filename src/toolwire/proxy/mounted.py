@@ -117,31 +117,6 @@ class Watches:
                 "Mounted proxy %r: cannot unsubscribe %s: %s", self.proxy.name, upstream_uri, exc
             )
 
-    def held(self, registered: dict[str, tuple[Any, str]]) -> list[Any]:
-        """The mounted resources (or templates) registered in the mounting server for
-        ``registered`` (a kind of ``Mount.registered``) that somebody subscribes through."""
-        if not self.routes:
-            return []
-        outer = self.outer
-        found = (outer.get_resource(n) or outer.find_template(n) for _, n in registered.values())
-        return [item for item in found if isinstance(item, (UpstreamResource, UpstreamTemplate))]
-
-    async def dropped(self, held: list[Any]) -> None:
-        """The upstream's list changed: a resource (or template) of ``held`` it no longer
-        lists served URIs the mounting server's sessions subscribe to. Nothing serves such a
-        URI any more, so its subscriptions end: each session's record of it goes (its
-        legacy subscriptions, its listen streams' ``resourceSubscriptions``) and the
-        upstream URI is unsubscribed. A URI still served (the resource came back with
-        another definition) keeps its subscribers."""
-        outer = self.outer
-        for item in held:
-            if item.registered_in(outer):
-                continue
-            for uri in sorted(_subscribed_uris(outer)):
-                if item.serves(uri) and not outer.knows(uri):
-                    _forget(outer, uri)
-                    await item.unwatch(uri)
-
     def _hook(self, upstream: Upstream) -> None:
         """Have ``upstream``'s resource updates reach this mount too."""
         if id(upstream) in self._hooked:
@@ -160,6 +135,32 @@ class Watches:
         if uri is not None:
             with contextlib.suppress(RuntimeError):  # no loop: nobody to tell
                 self.outer.resource_updated(uri)
+
+
+def dropped(server: Any, held: list[Any]) -> list[tuple[Any, str]]:
+    """A list of ``server`` changed: a resource (or template) of ``held`` (an upstream's,
+    registered there by a mounted proxy, or by a server mounting that mount) that is no
+    longer registered served URIs some of ``server``'s sessions subscribe to. Nothing
+    serves such a URI any more, so its subscriptions end: each session's record of it goes
+    (its legacy subscriptions, its listen streams' ``resourceSubscriptions``). Returns the
+    ``(unwatch, uri)`` to run (the upstream URI unsubscribed). A URI still served (the
+    resource came back with another definition) keeps its subscribers."""
+    ended: list[tuple[Any, str]] = []
+    gone = [item for item in held if not item.registered_in(server)]
+    if not gone:
+        return ended
+    subscribed = _subscribed_uris(server)
+    for item in gone:
+        for uri in sorted(subscribed):
+            if item.serves(uri) and not server.knows(uri):
+                _forget(server, uri)
+                ended.append((item.unwatch, uri))
+    return ended
+
+
+async def unwatched(ended: list[tuple[Any, str]]) -> None:
+    for unwatch, uri in ended:
+        await unwatch(uri)
 
 
 def _subscribed_uris(server: Any) -> set[str]:
@@ -253,6 +254,7 @@ class UpstreamResource(Resource):
             **_metadata(definition),
         )
         self.proxy, self.upstream_uri, self.watches = proxy, definition["uri"], watches
+        self.served = uri  # the URI its mount serves (a server mounting that one: its own)
 
     def registered_in(self, server: Any) -> bool:
         return server.get_resource(self.uri) is self
@@ -267,7 +269,7 @@ class UpstreamResource(Resource):
 
     async def watch(self, uri: str) -> None:
         """A client subscribes to ``uri``: subscribe upstream."""
-        await self.watches.watch(self.upstream_uri, uri)
+        await self.watches.watch(self.upstream_uri, self.served)
 
     async def unwatch(self, uri: str) -> None:
         """The last client subscribed to ``uri`` went: unsubscribe upstream."""
@@ -290,14 +292,24 @@ class UpstreamTemplate(ResourceTemplate):
         )
         self.proxy, self.watches = proxy, watches
         self.upstream_template = definition["uriTemplate"]
-        self.head = uri_template[: uri_template.find("{")]
+        self.served_head = self.head  # where its mount serves it (see served_uri)
         self.upstream_head = self.upstream_template[: self.upstream_template.find("{")]
         self.completers = _completers(
             proxy, {"type": "ref/resource", "uri": self.upstream_template}
         )
 
+    @property
+    def head(self) -> str:
+        """What its URIs start with here (a server mounting its mount serves it under
+        another URI template: a copy of it, whose head is that one's)."""
+        return self.uri_template[: self.uri_template.find("{")]
+
     def upstream_uri(self, uri: str) -> str:
         return str(self.upstream_head) + uri[len(self.head) :]
+
+    def served_uri(self, uri: str) -> str:
+        """``uri`` as its mount serves it (where the upstream's updates are announced)."""
+        return str(self.served_head) + uri[len(self.head) :]
 
     def registered_in(self, server: Any) -> bool:
         return server.find_template(self.uri_template) is self
@@ -312,7 +324,7 @@ class UpstreamTemplate(ResourceTemplate):
 
     async def watch(self, uri: str) -> None:
         """A client subscribes to ``uri`` (one this template serves): subscribe upstream."""
-        await self.watches.watch(self.upstream_uri(uri), uri)
+        await self.watches.watch(self.upstream_uri(uri), self.served_uri(uri))
 
     async def unwatch(self, uri: str) -> None:
         """The last client subscribed to ``uri`` went: unsubscribe upstream."""
