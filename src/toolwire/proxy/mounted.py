@@ -13,8 +13,8 @@ completions. Subscribing to one of its resources (``resources/subscribe``, or a 
 listen stream's ``resourceSubscriptions``) subscribes upstream first (:class:`Watches`);
 the upstream's ``notifications/resources/updated`` then reach the mounting server's
 subscribers under the mounted URI, until the last of them goes (upstream unsubscribed), or
-until the upstream stops listing what served the URI (:meth:`Watches.dropped`: the
-subscriptions to it end here too).
+until the upstream stops listing what served the URI (:func:`dropped`: the subscriptions
+to it end here too).
 """
 
 from __future__ import annotations

@@ -258,7 +258,7 @@ class Mount:
             outer.get_resource(name) or outer.find_template(name)
             for _, name in self.registered[kind].values()
         ]
-        return [item for item in found if hasattr(item, "unwatch")]
+        return [item for item in found if hasattr(item, "unwatch") and hasattr(item, "serves")]
 
     def _unwatch_dropped(self, watched: list[Any]) -> None:
         import importlib
