@@ -12,7 +12,9 @@ and so does ``completion/complete`` for their arguments, when the upstream offer
 completions. Subscribing to one of its resources (``resources/subscribe``, or a 2026-07-28
 listen stream's ``resourceSubscriptions``) subscribes upstream first (:class:`Watches`);
 the upstream's ``notifications/resources/updated`` then reach the mounting server's
-subscribers under the mounted URI, until the last of them goes (upstream unsubscribed).
+subscribers under the mounted URI, until the last of them goes (upstream unsubscribed), or
+until the upstream stops listing what served the URI (:func:`dropped`: the subscriptions
+to it end here too).
 """
 
 from __future__ import annotations
@@ -135,6 +137,56 @@ class Watches:
                 self.outer.resource_updated(uri)
 
 
+def dropped(server: Any, held: list[Any]) -> list[tuple[Any, str]]:
+    """A list of ``server`` changed: a resource (or template) of ``held`` (an upstream's,
+    registered there by a mounted proxy, or by a server mounting that mount) that is no
+    longer registered served URIs some of ``server``'s sessions subscribe to. Nothing
+    serves such a URI any more, so its subscriptions end: each session's record of it goes
+    (its legacy subscriptions, its listen streams' ``resourceSubscriptions``). Returns the
+    ``(unwatch, uri)`` to run (the upstream URI unsubscribed). A URI still served (the
+    resource came back with another definition) keeps its subscribers."""
+    ended: list[tuple[Any, str]] = []
+    gone = [item for item in held if not item.registered_in(server)]
+    if not gone:
+        return ended
+    subscribed = _subscribed_uris(server)
+    for item in gone:
+        for uri in sorted(subscribed):
+            if item.serves(uri) and not server.knows(uri):
+                _forget(server, uri)
+                ended.append((item.unwatch, uri))
+    return ended
+
+
+async def unwatched(ended: list[tuple[Any, str]]) -> None:
+    for unwatch, uri in ended:
+        await unwatch(uri)
+
+
+def _subscribed_uris(server: Any) -> set[str]:
+    """The URIs some session of ``server`` subscribes to (either era)."""
+    uris: set[str] = set()
+    for connection in list(server._connections):
+        uris.update(connection.subscriptions)
+        for accepted in connection.listeners.values():
+            uris.update(accepted.get("resourceSubscriptions", ()))
+    return uris
+
+
+def _forget(server: Any, uri: str) -> None:
+    """No session of ``server`` subscribes to ``uri`` any more."""
+    for connection in list(server._connections):
+        connection.subscriptions.discard(uri)
+        for accepted in connection.listeners.values():
+            subscribed = accepted.get("resourceSubscriptions")
+            if isinstance(subscribed, list) and uri in subscribed:
+                kept = [u for u in subscribed if u != uri]
+                if kept:
+                    accepted["resourceSubscriptions"] = kept
+                else:
+                    del accepted["resourceSubscriptions"]
+
+
 class ForwardedCompleters(dict[str, Callable[..., Any]]):
     """Completers of an upstream prompt's arguments or template's variables: each asks the
     upstream (``completion/complete`` with the upstream's own ``ref``), which knows which
@@ -202,6 +254,13 @@ class UpstreamResource(Resource):
             **_metadata(definition),
         )
         self.proxy, self.upstream_uri, self.watches = proxy, definition["uri"], watches
+        self.served = uri  # the URI its mount serves (a server mounting that one: its own)
+
+    def registered_in(self, server: Any) -> bool:
+        return server.get_resource(self.uri) is self
+
+    def serves(self, uri: str) -> bool:
+        return uri == self.uri
 
     async def read(
         self, uri: str, variables: JSON, injected: Any, run_sync: Any, *, mask_errors: bool
@@ -210,7 +269,7 @@ class UpstreamResource(Resource):
 
     async def watch(self, uri: str) -> None:
         """A client subscribes to ``uri``: subscribe upstream."""
-        await self.watches.watch(self.upstream_uri, uri)
+        await self.watches.watch(self.upstream_uri, self.served)
 
     async def unwatch(self, uri: str) -> None:
         """The last client subscribed to ``uri`` went: unsubscribe upstream."""
@@ -233,14 +292,30 @@ class UpstreamTemplate(ResourceTemplate):
         )
         self.proxy, self.watches = proxy, watches
         self.upstream_template = definition["uriTemplate"]
-        self.head = uri_template[: uri_template.find("{")]
+        self.served_head = self.head  # where its mount serves it (see served_uri)
         self.upstream_head = self.upstream_template[: self.upstream_template.find("{")]
         self.completers = _completers(
             proxy, {"type": "ref/resource", "uri": self.upstream_template}
         )
 
+    @property
+    def head(self) -> str:
+        """What its URIs start with here (a server mounting its mount serves it under
+        another URI template: a copy of it, whose head is that one's)."""
+        return self.uri_template[: self.uri_template.find("{")]
+
     def upstream_uri(self, uri: str) -> str:
         return str(self.upstream_head) + uri[len(self.head) :]
+
+    def served_uri(self, uri: str) -> str:
+        """``uri`` as its mount serves it (where the upstream's updates are announced)."""
+        return str(self.served_head) + uri[len(self.head) :]
+
+    def registered_in(self, server: Any) -> bool:
+        return server.find_template(self.uri_template) is self
+
+    def serves(self, uri: str) -> bool:
+        return self.match(uri) is not None
 
     async def read(
         self, uri: str, variables: JSON, injected: Any, run_sync: Any, *, mask_errors: bool
@@ -249,7 +324,7 @@ class UpstreamTemplate(ResourceTemplate):
 
     async def watch(self, uri: str) -> None:
         """A client subscribes to ``uri`` (one this template serves): subscribe upstream."""
-        await self.watches.watch(self.upstream_uri(uri), uri)
+        await self.watches.watch(self.upstream_uri(uri), self.served_uri(uri))
 
     async def unwatch(self, uri: str) -> None:
         """The last client subscribed to ``uri`` went: unsubscribe upstream."""

@@ -239,11 +239,40 @@ class Mount:
             shown = [tool for tool in inner.tools if _shows(inner, tool)]
             self._sync("tools", {tool.name: tool for tool in shown}, self._local_tool)
         if kind in (None, "resources") and hasattr(inner, "resources"):
+            watched = [*self._watched("resources"), *self._watched("templates")]
             self._sync("resources", {r.uri: r for r in inner.resources}, self._local_resource)
             templates = {t.uri_template: t for t in inner.resource_templates}
             self._sync("templates", templates, self._local_template)
+            if watched:  # a mounted proxy's, deeper: subscriptions to what it dropped end
+                self._unwatch_dropped(watched)
         if kind in (None, "prompts") and hasattr(inner, "prompts"):
             self._sync("prompts", {p.name: p for p in inner.prompts}, self._local_prompt)
+
+    def _watched(self, kind: str) -> list[Any]:
+        """The registered resources (or templates) of ``kind`` that an upstream serves (a
+        mounted proxy's, here or deeper): subscribing to them subscribes upstream."""
+        if kind not in ("resources", "templates"):
+            return []
+        outer = self.outer
+        found = [
+            outer.get_resource(name) or outer.find_template(name)
+            for _, name in self.registered[kind].values()
+        ]
+        return [item for item in found if hasattr(item, "unwatch") and hasattr(item, "serves")]
+
+    def _unwatch_dropped(self, watched: list[Any]) -> None:
+        import importlib
+
+        mounted = importlib.import_module("toolwire.proxy.mounted")
+        ended = mounted.dropped(self.outer, watched)
+        if not ended:
+            return
+        try:
+            task = asyncio.get_running_loop().create_task(mounted.unwatched(ended))
+        except RuntimeError:  # no loop: no upstream connection to tell
+            return
+        self._syncing.add(task)
+        task.add_done_callback(self._syncing.discard)
 
     def _local_tool(self, key: str, tool: Tool) -> Tool:
         forwarded = MountedTool(
@@ -360,7 +389,10 @@ class Mount:
                     self.inner, each, definition, named, self._watches
                 )
 
+            watched = self._watched(each)
             self._sync(each, desired, build, strict=False)
+            if watched:  # subscribed resources the upstream no longer lists: unsubscribed
+                await mounted.unwatched(mounted.dropped(self.outer, watched))
         self._failing = False
         return True
 

@@ -17,7 +17,9 @@ components, under their own names and URIs:
   rewrites a description, does so under the mount too).
 
 What the middleware returns goes back to the mounting server's client under the mounted
-names and URIs. The mounting server installs these method handlers once a server is mounted
+names and URIs. A server mounted deeper (``outer`` mounts ``middle``, which mounts
+``inner``) is reached the same way, level by level: ``middle``'s middleware around
+``inner``'s, each under its own names, inside ``outer``'s. The mounting server installs these method handlers once a server is mounted
 (:func:`route`); its ``tools/call`` keeps its own handler, and a server that mounts nothing
 keeps every handler as it was.
 """
@@ -72,33 +74,66 @@ def _bind(routed: Any, base: Handler) -> Handler:
 
 def mounted_from(item: Any) -> tuple[Any, str] | None:
     """The mount that registered ``item`` (a resource, template or prompt of a mounted
-    toolwire server) and its key there, while that server has middleware; else None."""
+    toolwire server) and its key there, while that server, or one it mounts in turn, has
+    middleware; else None."""
     origin = getattr(item, "mounted_from", None)
-    if origin is None or not getattr(origin[0].inner, "middleware", None):
+    if origin is None or not layered(origin[0].inner):
         return None
     return origin  # type: ignore[no-any-return]
 
 
+def layered(server: Any, depth: int = 0) -> bool:
+    """``server`` has middleware, or mounts (at any depth) a toolwire server that has."""
+    if getattr(server, "middleware", None):
+        return True
+    return depth < 32 and any(
+        layered(m.inner, depth + 1) for m in getattr(server, "_mounts", ()) if not m.proxied
+    )
+
+
+def _direct(params: JSON) -> JSON:
+    return params
+
+
 def _through(
-    mount: Any, base: Handler, connection: Any, request: Request, inner: JSON, outer: Any
+    mount: Any,
+    base: Handler,
+    connection: Any,
+    request: Request,
+    inner: JSON,
+    outer: Any,
+    back: Any,
+    routed: Any,
 ) -> Any:
     """``base`` (the mounting server's own handler) run inside the mounted server's
     middleware, which sees ``inner`` as the params; ``outer(params)`` maps the params it
-    passes on back to the mounting server's names."""
+    passes on back to the names of the server that mounts it, ``back`` those to the first
+    mounting server's. Inside, ``routed`` does the same for the server it mounts in turn
+    (a server mounted two levels down: each level's middleware inside the one above)."""
 
     def handler(conn: Any, passed: Request) -> Any:
-        return base(conn, request.with_params(outer(passed.params)))
+        return routed(mount.inner, base, conn, passed, lambda p: back(outer(p)))
 
     return mount.inner.through_middleware(connection, request.with_params(inner), handler)
 
 
+def _leaf(base: Handler, connection: Any, request: Request, back: Any) -> Any:
+    if back is _direct:
+        return base(connection, request)
+    return base(connection, request.with_params(back(request.params)))
+
+
 def _read(base: Handler, connection: Any, request: Request) -> Any:
+    return _read_at(connection.server, base, connection, request, _direct)
+
+
+def _read_at(server: Any, base: Handler, connection: Any, request: Request, back: Any) -> Any:
     uri = request.params.get("uri")
-    locate = getattr(connection.server, "_locate", None)
+    locate = getattr(server, "_locate", None)
     found = locate(uri) if isinstance(uri, str) and locate is not None else None
     origin = mounted_from(found[0]) if found is not None else None
     if origin is None:
-        return base(connection, request)
+        return _leaf(base, connection, request, back)
     mount = origin[0]
     inner_uri = unprefixed_uri(mount.prefix, uri)  # type: ignore[arg-type]
 
@@ -106,27 +141,36 @@ def _read(base: Handler, connection: Any, request: Request) -> Any:
         given = params.get("uri")
         return {**params, "uri": mount.uri(given) if isinstance(given, str) else given}
 
-    return _through(mount, base, connection, request, {**request.params, "uri": inner_uri}, outer)
+    inner = {**request.params, "uri": inner_uri}
+    return _through(mount, base, connection, request, inner, outer, back, _read_at)
 
 
 def _get_prompt(base: Handler, connection: Any, request: Request) -> Any:
+    return _get_prompt_at(connection.server, base, connection, request, _direct)
+
+
+def _get_prompt_at(server: Any, base: Handler, connection: Any, request: Request, back: Any) -> Any:
     name = request.params.get("name")
-    get = getattr(connection.server, "get_prompt", None)
+    get = getattr(server, "get_prompt", None)
     origin = mounted_from(get(name)) if isinstance(name, str) and get is not None else None
     if origin is None:
-        return base(connection, request)
+        return _leaf(base, connection, request, back)
     mount, key = origin
 
     def outer(params: JSON) -> JSON:
         given = params.get("name")
         return {**params, "name": mount.name(given) if isinstance(given, str) else given}
 
-    return _through(mount, base, connection, request, {**request.params, "name": key}, outer)
+    inner = {**request.params, "name": key}
+    return _through(mount, base, connection, request, inner, outer, back, _get_prompt_at)
 
 
 def _complete(base: Handler, connection: Any, request: Request) -> Any:
+    return _complete_at(connection.server, base, connection, request, _direct)
+
+
+def _complete_at(server: Any, base: Handler, connection: Any, request: Request, back: Any) -> Any:
     ref = request.params.get("ref")
-    server = connection.server
     item, field = None, ""
     if isinstance(ref, dict):
         if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
@@ -135,7 +179,7 @@ def _complete(base: Handler, connection: Any, request: Request) -> Any:
             item, field = getattr(server, "find_template", lambda _: None)(ref["uri"]), "uri"
     origin = mounted_from(item) if item is not None else None
     if origin is None:
-        return base(connection, request)
+        return _leaf(base, connection, request, back)
     mount, key = origin
     rename = mount.name if field == "name" else mount.uri
 
@@ -146,12 +190,17 @@ def _complete(base: Handler, connection: Any, request: Request) -> Any:
         return params
 
     inner = {**request.params, "ref": {**ref, field: key}}  # type: ignore[dict-item]
-    return _through(mount, base, connection, request, inner, outer)
+    return _through(mount, base, connection, request, inner, outer, back, _complete_at)
 
 
 def _listing(base: Handler, connection: Any, request: Request) -> Any:
-    server = connection.server
-    mounts = [m for m in getattr(server, "_mounts", ()) if not m.proxied and m.inner.middleware]
+    return _listing_at(connection.server, base, connection, request)
+
+
+def _listing_at(server: Any, base: Handler, connection: Any, request: Request) -> Any:
+    """``server``'s listing (``base``), with what each server it mounts lists through its
+    own middleware (and, inside, what those mount in turn through theirs)."""
+    mounts = [m for m in getattr(server, "_mounts", ()) if not m.proxied and layered(m.inner)]
     if not mounts:
         return base(connection, request)
     return _filtered_listing(mounts, base, connection, request)
@@ -191,13 +240,16 @@ async def _inner_listing(
     """The mounted server's own listing (every page), each page through its middleware."""
     inner = mount.inner
 
-    def page(connection: Any, req: Request) -> Any:
+    def own_page(connection: Any, req: Request) -> Any:
         cursor = req.params.get("cursor")
         if field == "tools":
             return inner.tools_page(req, cursor)
         if field == "prompts":
             return inner.prompts_page(req, cursor)
         return inner.resources_page(req, cursor, field == "resourceTemplates")
+
+    def page(connection: Any, req: Request) -> Any:  # what it mounts, through their layers
+        return _listing_at(inner, own_page, connection, req)
 
     asked = request.with_params({})
     asked.rules = None  # the session's rules name the mounting server's components
