@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from mount_session import session
 from toolwire import Context, Server
 from toolwire.server.context import current_context
 
@@ -69,31 +70,6 @@ def weather(seen: list[tuple[str, Any]]) -> Server:
     return server
 
 
-async def session(url: str, revision: str, mounted: bool) -> dict[str, Any]:
-    """What a client sees of the weather server (mounted with prefix ``w`` or directly)."""
-    name = "w_{}" if mounted else "{}"
-    uri = "weather://w/{}" if mounted else "weather://{}"
-    async with checked_client(url, revision) as client:
-        return {
-            "tools": [t["name"] for t in await client.list_tools()],
-            "prompts": [(p["name"], p.get("description")) for p in await client.list_prompts()],
-            "resources": [r["uri"] for r in await client.list_resources()],
-            "templates": [t["uriTemplate"] for t in await client.list_resource_templates()],
-            "today": (await client.read_resource(uri.format("today"))).contents,
-            "week": (await client.read_resource(uri.format("oslo/week"))).text,
-            "plan": (await client.get_prompt(name.format("plan"), {"city": "Oslo"})).messages,
-            "city": (
-                await client.complete(prompt=name.format("plan"), argument="city", value="O")
-            ).values,
-            "week_city": (
-                await client.complete(
-                    resource_template=uri.format("{city}/week"), argument="city", value="o"
-                )
-            ).values,
-            "call": (await client.call_tool(name.format("forecast"), {"city": "Oslo"})).text,
-        }
-
-
 @pytest.mark.parametrize("revision", ERAS)
 async def test_a_mounted_servers_middleware_sees_what_a_direct_client_asks(revision: str) -> None:
     direct_seen: list[tuple[str, Any]] = []
@@ -113,9 +89,9 @@ async def test_a_mounted_servers_middleware_sees_what_a_direct_client_asks(revis
 
     mcp.mount(weather(mounted_seen), prefix="w")
     with serve_http(weather(direct_seen)) as url:
-        direct = await session(url, revision, mounted=False)
+        direct = await session(url, revision, "{}", "weather://{}")
     with serve_http(mcp) as url:
-        mounted = await session(url, revision, mounted=True)
+        mounted = await session(url, revision, "w_{}", "weather://w/{}")
 
     # the mounted server's middleware saw the same requests, under the same names and URIs
     # (server/discover is about the server answering: the mounting one)
