@@ -255,6 +255,11 @@ class Tool(Component):
             self._judge()
         return self._result(outcome)
 
+    def needs_context(self) -> bool:
+        """Whether a call of it builds a :class:`~toolwire.Context` (it takes one, or a
+        dependency that does)."""
+        return bool(self.schema.injected)
+
     def run_inline(self, arguments: JSON, injected: Any, *, mask_errors: bool) -> JSON:
         """Call a sync tool right here, on the event loop (only when :attr:`inline`)."""
         try:

@@ -285,7 +285,7 @@ class Mount:
             structured=tool.structured,
             # a Context when the tool takes one (or dependencies), or when its server's
             # middleware needs the call's connection: as a direct call would build one
-            needs_context=lambda: bool(tool.schema.injected or self.inner.middleware),
+            needs_context=lambda: tool.needs_context() or bool(self.inner.middleware),
             title=tool.title,
             description=tool.description,
             annotations=tool.annotations,

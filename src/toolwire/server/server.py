@@ -561,7 +561,7 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
     def _context(
         self, tool: Tool, connection: ServerConnection, request: Request, answers: JSON | None
     ) -> Context | None:
-        if tool.schema.injected or self.context_always:
+        if tool.needs_context() or self.context_always:
             return connection.context_for(request, answers)
         return None
 

@@ -96,6 +96,7 @@ class ForwardedTool(Tool):
             max_string_length=None,
         )
         self.forward = forward
+        self._needs_context = needs_context
         #: The tool this one was derived from (None for an upstream's tool).
         self.original = original
         self.schema = FunctionSchema(
@@ -103,7 +104,7 @@ class ForwardedTool(Tool):
             input_schema=input_schema,
             output_schema=output_schema,
             wraps_result=wraps_result,
-            injected=_needs(needs_context),
+            injected={"context": object} if needs_context else {},
             _make_validator=lambda: _identity,
             _make_dumper=_dumper,
         )
@@ -135,23 +136,11 @@ class ForwardedTool(Tool):
     def run_inline(self, arguments: JSON, injected: Any, *, mask_errors: bool) -> JSON:
         raise RuntimeError("a forwarded tool never runs inline")  # pragma: no cover
 
-
-class _ContextWhen(dict[str, Any]):
-    """A forwarded tool's ``schema.injected`` when whether its calls need a
-    :class:`~toolwire.Context` can change (the server builds one only when it is true)."""
-
-    def __init__(self, needed: Callable[[], bool]) -> None:
-        super().__init__(context=object)
-        self.needed = needed
-
-    def __bool__(self) -> bool:
-        return self.needed()
-
-
-def _needs(needs_context: bool | Callable[[], bool]) -> dict[str, Any]:
-    if callable(needs_context):
-        return _ContextWhen(needs_context)
-    return {"context": object} if needs_context else {}
+    def needs_context(self) -> bool:
+        """Whether its calls build a Context: as given, or asked at each call (a mounted
+        tool needs one once its server has middleware)."""
+        needed = self._needs_context
+        return needed() if callable(needed) else needed
 
 
 def _dumper() -> Callable[[Any], Any]:
@@ -364,8 +353,7 @@ def derive_tool(
         output_schema=output,
         wraps_result=wraps,
         structured=tool.structured,
-        # (asked at each call: a mounted tool needs one once its server has middleware)
-        needs_context=True if wrap is not None else lambda: bool(tool.schema.injected),
+        needs_context=True if wrap is not None else tool.needs_context,  # (asked at each call)
         title=keep(title, tool.title),
         description=keep(description, tool.description),
         annotations=keep(annotations, tool.annotations),
