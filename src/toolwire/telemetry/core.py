@@ -160,11 +160,7 @@ class Telemetry:
                 try:
                     result = await call_next(call)
                 except RPCError as exc:
-                    error_type = str(exc.code)
-                    span.set_attribute("rpc.response.status_code", error_type)
-                    measured["rpc.response.status_code"] = error_type
-                    _unnamed(measured)
-                    span.set_status(Status(StatusCode.ERROR, exc.message))
+                    error_type = _refused(span, measured, exc.code, exc.message)
                     raise
                 except BaseException as exc:  # cancelled, or a failure the server masks
                     error_type = type(exc).__qualname__
@@ -172,11 +168,7 @@ class Telemetry:
                     raise
                 else:
                     if method == "tools/call" and isinstance(result, dict):
-                        if result.get("isError") is True:
-                            error_type = "tool_error"
-                            span.set_status(Status(StatusCode.ERROR))
-                        elif self.record_results:
-                            span.set_attribute("gen_ai.tool.call.result", _json(result))
+                        error_type = self._tool_outcome(span, result)
                     return result
                 finally:
                     if error_type is not None:
@@ -187,6 +179,16 @@ class Telemetry:
             self.active[method] -= 1
             if token is not None:
                 otel_context.detach(token)
+
+    def _tool_outcome(self, span: Any, result: JSON) -> str | None:
+        """A ``tools/call`` result: ``tool_error`` when the tool failed (``isError``), else
+        None, its result recorded when ``record_results`` asks."""
+        if result.get("isError") is True:
+            span.set_status(Status(StatusCode.ERROR))
+            return "tool_error"
+        if self.record_results:
+            span.set_attribute("gen_ai.tool.call.result", _json(result))
+        return None
 
     def _observe_active(self, options: CallbackOptions) -> Iterator[Observation]:
         for method, count in list(self.active.items()):
@@ -245,11 +247,7 @@ class Telemetry:
             try:
                 result = await send(method, params, timeout, mid=mid, on_let_go=on_let_go)
             except ServerError as exc:
-                error_type = str(exc.code)
-                span.set_attribute("rpc.response.status_code", error_type)
-                measured["rpc.response.status_code"] = error_type
-                _unnamed(measured)
-                span.set_status(Status(StatusCode.ERROR, exc.message))
+                error_type = _refused(span, measured, exc.code, exc.message)
                 raise
             except ClientTimeout:
                 error_type = "timeout"
@@ -260,11 +258,8 @@ class Telemetry:
                 span.set_status(Status(StatusCode.ERROR))
                 raise
             else:
-                if method == "tools/call" and result.get("isError") is True:
-                    error_type = "tool_error"
-                    span.set_status(Status(StatusCode.ERROR))
-                elif method == "tools/call" and self.record_results:
-                    span.set_attribute("gen_ai.tool.call.result", _json(result))
+                if method == "tools/call":
+                    error_type = self._tool_outcome(span, result)
                 return result
             finally:
                 if method == "initialize":  # the session it opened, if any
@@ -275,6 +270,17 @@ class Telemetry:
                     span.set_attribute("error.type", error_type)
                     measured["error.type"] = error_type
                 self.client_duration.record(time.perf_counter() - started, measured)
+
+
+def _refused(span: Any, measured: JSON, code: int, message: str) -> str:
+    """A request answered with a JSON-RPC error: its code is the error type (on the span and
+    the metric, which then leaves the made-up names out). Returns the error type."""
+    error_type = str(code)
+    span.set_attribute("rpc.response.status_code", error_type)
+    measured["rpc.response.status_code"] = error_type
+    _unnamed(measured)
+    span.set_status(Status(StatusCode.ERROR, message))
+    return error_type
 
 
 def _parent(meta: JSON | None, headers: dict[str, str] | None) -> tuple[Any, list[Link]]:
