@@ -17,25 +17,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-from .. import jsonrpc
 from ..components import Metadata
-from ..errors import RegistrationError, RPCError
-from ..protocol import shaping
+from ..errors import RegistrationError
 from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
 from ..tools import Tool
-from .context import Context, _current
+from .context import Context
 from .core import JSON, ServerCore, unknown_tool
-from .inputs import InputRequired, InvalidAnswer
 from .prompts import PromptRegistry
 from .registry import Registry, decorator
 from .request import Request
 from .resources import ResourceRegistry
-from .session import ServerConnection
+from .tool_calls import ToolCalls
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -43,7 +39,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Server(ResourceRegistry, PromptRegistry, ServerCore):
+class Server(ResourceRegistry, PromptRegistry, ToolCalls):
     """An MCP server whose tools are decorated Python functions.
 
     ``Server(name, version=None, instructions=None, *, page_size=None, mask_errors=True,
@@ -518,87 +514,3 @@ class Server(ResourceRegistry, PromptRegistry, ServerCore):
         if tool is not None:
             return tool
         raise unknown_tool(name, [t.name for t in self.visible_tools(request)])
-
-    def invoke_tool(
-        self,
-        connection: ServerConnection,
-        request: Request,
-        name: str,
-        arguments: JSON,
-        *,
-        as_task: bool = True,
-    ) -> Any:
-        tool = self._find(name, request)
-        if as_task and tool.task is not None and request.features.modern:
-            from .tasks import start_task
-
-            created = start_task(self, tool, connection, request, arguments)
-            if created is not None:
-                return created
-        params = request.params
-        resumed = request.features.modern and (
-            "requestState" in params or "inputResponses" in params
-        )
-        # answered right away, no task needed; a timeout keeps a tool that is only
-        # declared non-blocking on a thread, where the timeout can apply
-        if tool.inline and not resumed and (tool.never_blocks or self.tool_timeout is None):
-            context = self._context(tool, connection, request, None)
-            if context is None:
-                result = tool.run_inline(arguments, None, mask_errors=self.mask_errors)
-            else:
-                token = _current.set(context)
-                try:
-                    result = tool.run_inline(arguments, context, mask_errors=self.mask_errors)
-                finally:
-                    _current.reset(token)
-                    context._finish()
-            return shaping.call_result(result, request.features)
-        answers = (
-            self.signer.answers(params, tool.name, arguments, request.caller) if resumed else None
-        )
-        return self._invoke(tool, connection, request, arguments, answers)
-
-    def _context(
-        self, tool: Tool, connection: ServerConnection, request: Request, answers: JSON | None
-    ) -> Context | None:
-        if tool.needs_context() or self.context_always:
-            return connection.context_for(request, answers)
-        return None
-
-    async def _invoke(
-        self,
-        tool: Tool,
-        connection: ServerConnection,
-        request: Request,
-        arguments: JSON,
-        answers: JSON | None,
-    ) -> JSON:
-        context = self._context(tool, connection, request, answers)
-        if context is not None:
-            _current.set(context)  # this task's own copy of the context variables
-        runner = self.runner
-
-        def run(caller: Any) -> Any:
-            return tool.run(
-                arguments,
-                context,
-                lambda fn, kwargs: runner.run(fn, kwargs, caller),
-                mask_errors=self.mask_errors,
-                timeout=self.tool_timeout,
-                on_timeout=context._cancel if context is not None else None,
-            )
-
-        try:
-            result = await self.admitted(connection, request, run)
-        except InputRequired as needed:  # modern: the client answers, then calls again
-            return needed.result(self.signer, tool.name, arguments, request.caller)
-        except InvalidAnswer as exc:
-            raise RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}") from None
-        except asyncio.CancelledError:
-            if context is not None:
-                context._cancel()
-            raise
-        finally:
-            if context is not None:
-                context._finish()
-        return shaping.call_result(result, request.features)
