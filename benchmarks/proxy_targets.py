@@ -5,8 +5,10 @@ and each proxy in front of two upstreams over stdio, toolwire's server and the o
     python benchmarks/proxy_targets.py > proxy.json
     $H bench_mcp.py suite --config proxy.json --skip cold,many --compare mcp,toolwire-proxy-mcp ...
 
-Targets: ``toolwire-proxy`` and ``fastmcp-proxy`` (of toolwire's server), ``toolwire-proxy-mcp``
-and ``fastmcp-proxy-mcp`` (of the ``mcp`` server). toolwire runs with this repository's
+Targets: ``toolwire-proxy``, ``fastmcp-proxy`` and ``relay`` (of toolwire's server, over stdio),
+``toolwire-proxy-in-process`` (of toolwire's server in the proxy's own process),
+``toolwire-proxy-mcp``, ``fastmcp-proxy-mcp`` and ``relay-mcp`` (of the ``mcp`` server); the
+relay, stdio only, is the process hop alone (relay_server.py). toolwire runs with this repository's
 ``.venv``; FastMCP with the harness's venv (BENCH_VENVS, default ~/.cache/mcp-bench). The
 harness module is found through BENCH_DIR's parent, as the servers find ``_toolgen``.
 """
@@ -46,6 +48,11 @@ def main() -> None:
         )
         script = HERE / "fastmcp_proxy_server.py"
         targets.append(target(f"fastmcp-proxy{suffix}", fastmcp, script, upstream))
+        relay = target(f"relay{suffix}", toolwire, HERE / "relay_server.py", upstream)
+        del relay["http"]  # stdio only
+        targets.append(relay)
+    in_process = "toolwire-proxy-in-process"
+    targets.append(target(in_process, toolwire, HERE / "proxy_server.py", "in-process"))
     json.dump(targets, sys.stdout, indent=1)
 
 

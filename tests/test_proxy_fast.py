@@ -11,6 +11,7 @@ the JSON Schema of the negotiated revision.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -96,6 +97,47 @@ async def test_plain_calls_take_the_fast_path(
             assert [values[:2] for values in progress] == [(1, 1)]
             assert fast_calls == called  # a progress token takes the slow path
     assert proxy.upstream_handshakes == 1
+
+
+def in_memory_upstream() -> Server:
+    """tests/servers/proxy_upstream.py's server, loaded into this process (a module of its
+    own each time: its state is the test's)."""
+    spec = importlib.util.spec_from_file_location("proxy_upstream", UPSTREAM[1])
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.mcp
+
+
+async def test_an_in_memory_upstream_takes_the_fast_path(fast_calls: list[str]) -> None:
+    proxy = Server.proxy(in_memory_upstream())
+    logs: list[Any] = []
+    started = asyncio.Event()
+
+    def log(params: dict[str, Any]) -> None:
+        logs.append(params["data"])
+        if params["data"] == "started":
+            started.set()
+
+    async with checked_client(
+        proxy,
+        "2025-06-18",
+        elicitation_handler=person,
+        log_handler=log,
+        log_level="info",
+    ) as client:
+        assert (await client.call_tool("add", {"a": 1, "b": 2})).text == "3"  # connects
+        assert (await client.call_tool("add", {"a": 2, "b": 2})).text == "4"
+        assert (await client.call_tool("steps", {"count": 2})).text == "2 steps"
+        assert (await client.call_tool("greet")).text == "Hello Ada"
+        call = asyncio.ensure_future(client.call_tool("wait_logged"))
+        await asyncio.wait_for(started.wait(), 15)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        assert (await client.call_tool("was_cancelled")).text == "true"
+    assert logs[:2] == ["step 1", "step 2"]
+    assert fast_calls == ["add", "steps", "greet", "wait_logged", "was_cancelled"]
 
 
 async def test_middleware_on_the_proxy_still_runs(fast_calls: list[str]) -> None:

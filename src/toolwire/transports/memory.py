@@ -40,6 +40,12 @@ class MemoryTransport(QueueReceiver):
         # The server handles the message on a later loop pass, as if it crossed a pipe.
         self._loop.call_soon(self._connection.feed, bytes(data))
 
+    def send_now(self, data: bytes) -> bool:
+        """As :meth:`send`, without awaiting: nothing here waits to be written before it
+        (a proxy forwards a call this way, :mod:`toolwire.proxy.fast`)."""
+        self._loop.call_soon(self._connection.feed, bytes(data))
+        return True
+
     async def close(self) -> None:
         await self._connection.drain(0.5)
         if self._started:

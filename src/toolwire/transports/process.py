@@ -19,6 +19,7 @@ from typing import IO, Any
 
 import orjson
 
+from . import writes
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
 
 #: The most one read of the server's stdout takes. asyncio's 256 KiB is above malloc's mmap
@@ -39,7 +40,12 @@ class _Stdout(asyncio.Protocol):
         self.owner = owner
 
     def data_received(self, data: bytes) -> None:
-        self.owner._received(data)
+        began = writes.hold()  # a proxy's answers to its own client go out together
+        try:
+            self.owner._received(data)
+        finally:
+            if began:
+                writes.release()
 
     def eof_received(self) -> bool:
         return False

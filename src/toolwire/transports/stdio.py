@@ -36,6 +36,7 @@ from typing import Any
 
 from .. import jsonrpc
 from ..errors import RPCError
+from . import writes
 from .base import Connect, Connection
 from .stdio_guard import held_stdio, waiting_hint
 from .stopping import run_to_the_end, stop_signals
@@ -86,7 +87,12 @@ class _LineProtocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
-        self.split()
+        began = writes.hold()
+        try:
+            self.split()
+        finally:
+            if began:
+                writes.release()
 
     def split(self, gated: bool = True) -> None:
         """Handle the complete lines in the buffer (until the writer is over its mark)."""
@@ -218,7 +224,7 @@ class _Writer:
     def send(self, data: bytes) -> None:
         pending = self.pending
         if not pending:
-            self.loop.call_soon(self.flush)
+            writes.soon(self.loop, self.flush)
         pending.append(data)
         pending.append(b"\n")
         self.size += len(data) + 1
