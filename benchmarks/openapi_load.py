@@ -11,7 +11,8 @@ parameters). A real one: GitHub's REST API from the npm registry,
 
 For each description it prints the operations, the tools made, and the median and the
 least of ``--repeat`` loads in this process (the JSON already parsed: what is timed is the
-mapping to tools, input and output schemas included), then a first ``tools/list``.
+mapping to tools, input and output schemas included), then a first ``tools/list`` and its
+size (all of it, and its output schemas).
 """
 
 from __future__ import annotations
@@ -44,11 +45,15 @@ def operations(document: dict[str, Any]) -> int:
     return sum(1 for item in document["paths"].values() for method in item if method in METHODS)
 
 
-async def first_listing(server: Server) -> tuple[int, float]:
+async def first_listing(server: Server) -> tuple[list[dict[str, Any]], float]:
     async with Client(server) as client:
         started = time.perf_counter()
         tools = await client.list_tools()
-        return len(tools), time.perf_counter() - started
+        return tools, time.perf_counter() - started
+
+
+def size(value: Any) -> str:
+    return f"{len(json.dumps(value, separators=(',', ':'))) / 1e6:.2f} MB"
 
 
 def measure(name: str, document: dict[str, Any], repeat: int) -> None:
@@ -59,10 +64,12 @@ def measure(name: str, document: dict[str, Any], repeat: int) -> None:
         server = Server.from_openapi(document, client)
         times.append(time.perf_counter() - started)
     listed, listing = asyncio.run(first_listing(server))
+    outputs = [tool["outputSchema"] for tool in listed if "outputSchema" in tool]
     print(
         f"{name}: {operations(document):,} operations -> {len(server.tools):,} tools; "
         f"load median {statistics.median(times) * 1000:,.0f} ms, least {min(times) * 1000:,.0f} ms; "
-        f"first tools/list of {listed:,} in {listing * 1000:,.0f} ms"
+        f"first tools/list of {len(listed):,} in {listing * 1000:,.0f} ms, {size(listed)} "
+        f"({size(outputs)} of output schemas)"
     )
 
 

@@ -202,9 +202,10 @@ class _LineProtocol(asyncio.Protocol):
 
 
 class _Writer:
-    """Collects outgoing lines and writes them once per loop pass, and keeps the unsent
-    output bounded: above ``high`` bytes (its queue plus the pipe transport's buffer) it
-    stops reading requests, and reads again once the output drains below ``low``."""
+    """Collects outgoing lines and writes them together (at the end of the read being
+    handled, or on the next loop pass: :mod:`~toolwire.transports.writes`), and keeps the
+    unsent output bounded: above ``high`` bytes (its queue plus the pipe transport's buffer)
+    it stops reading requests, and reads again once the output drains below ``low``."""
 
     def __init__(
         self, loop: asyncio.AbstractEventLoop, transport: Any, high: int, low: int
