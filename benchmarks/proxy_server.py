@@ -4,10 +4,10 @@
 Usage:  python proxy_server.py stdio | http PORT
 Environment: as bench_server.py (BENCH_TOOLS, BENCH_ASYNC_ADD, BENCH_DIR), passed on to the
 upstream process; BENCH_UPSTREAM names the upstream (``toolwire``, bench_server.py, by
-default; or a harness peer: ``mcp``, ``fastmcp``, ``limit``; or ``in-process``: bench_server.py's
-server loaded into this process, spoken to in memory, as ``toolwire proxy server.py`` does). Over HTTP every session shares
-one upstream connection (``shared=True``), so the figures are the proxy's, not a subprocess
-start per session.
+default; or a harness peer: ``mcp``, ``fastmcp``, ``limit``; or ``in-process``:
+bench_server.py's server loaded into this process and spoken to in memory, as
+``toolwire proxy server.py`` does). Over HTTP every session shares one upstream connection
+(``shared=True``), so the figures are the proxy's, not a subprocess start per session.
 """
 
 import os

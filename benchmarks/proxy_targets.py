@@ -5,12 +5,13 @@ and each proxy in front of two upstreams over stdio, toolwire's server and the o
     python benchmarks/proxy_targets.py > proxy.json
     $H bench_mcp.py suite --config proxy.json --skip cold,many --compare mcp,toolwire-proxy-mcp ...
 
-Targets: ``toolwire-proxy``, ``fastmcp-proxy`` and ``relay`` (of toolwire's server, over stdio),
-``toolwire-proxy-in-process`` (of toolwire's server in the proxy's own process),
+Targets: ``toolwire-proxy``, ``fastmcp-proxy`` and ``relay`` (of toolwire's server, over
+stdio), ``toolwire-proxy-in-process`` (of toolwire's server in the proxy's own process),
 ``toolwire-proxy-mcp``, ``fastmcp-proxy-mcp`` and ``relay-mcp`` (of the ``mcp`` server); the
-relay, stdio only, is the process hop alone (relay_server.py). toolwire runs with this repository's
-``.venv``; FastMCP with the harness's venv (BENCH_VENVS, default ~/.cache/mcp-bench). The
-harness module is found through BENCH_DIR's parent, as the servers find ``_toolgen``.
+relay, stdio only, is the process hop alone (relay_server.py). toolwire runs with this
+repository's ``.venv``; FastMCP with the harness's venv (BENCH_VENVS, default
+~/.cache/mcp-bench). The harness module is found through BENCH_DIR's parent, as the servers
+find ``_toolgen``.
 """
 
 import json

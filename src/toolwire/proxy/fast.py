@@ -2,8 +2,9 @@
 
 A call that needs nothing of the proxy but forwarding (no middleware, no call guard, no
 ``_meta`` — so no progress token —, an upstream already connected over stdio with room to
-write, or in memory) is written upstream from the line that brought it, and answered from the upstream's
-answer the moment it is read: no task, no future awaited, no extra pass of the event loop.
+write, or in memory) is written upstream from the line that brought it, and answered from
+the upstream's answer the moment it is read: no task, no future awaited, no extra pass of
+the event loop.
 The upstream's result is shaped for the downstream revision as on the slow path, and the
 call stays in the connection's ``in_flight`` (cancellation, shutdown, stdio's limit on
 calls in flight) and in its upstream's calls (the upstream's log messages and questions
