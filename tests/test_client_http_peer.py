@@ -8,10 +8,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from typing import Any
 
 import orjson
 import pytest
+
+from toolwire import Client, ClientError, ServerError
 
 from http_server import serve_http
 from wire import checked_client
@@ -182,3 +185,16 @@ async def test_a_legacy_session_opens_its_get_stream_before_the_first_request() 
         async with checked_client(url, "2025-11-25") as client:
             await client.list_tools()
     assert peer.get_open and peer.early == []
+
+
+@pytest.mark.parametrize("revision", [None, "2025-06-18"])
+async def test_a_server_that_cannot_be_reached_is_the_clients_error(revision: str | None) -> None:
+    # A port bound but not listening refuses the connection: no server said anything, so
+    # the failure is a ClientError, not a ServerError carrying a code a server never sent.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+        with pytest.raises(ClientError, match="HTTP request failed") as failed:
+            async with Client(url, protocol_version=revision):
+                pass
+    assert not isinstance(failed.value, ServerError)

@@ -227,7 +227,7 @@ class HttpClientTransport(QueueReceiver):
             self._auth_failed(mid, exc)
         except Exception as exc:  # the connection failed: the request must not hang
             logger.debug("HTTP request failed", exc_info=True)
-            self._fail(mid, f"HTTP request failed: {exc}")
+            self.fail(mid, f"HTTP request failed: {exc}")
 
     def _fail(self, mid: Any, text: str) -> None:
         if mid is not None:
