@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from toolwire import Server
+from toolwire import Client, Server
 from toolwire.errors import ServerError
 from toolwire.proxy import fast
 
@@ -99,6 +99,17 @@ async def test_plain_calls_take_the_fast_path(
     assert proxy.upstream_handshakes == 1
 
 
+async def cancel_a_waiting_call(client: Client, started: asyncio.Event) -> None:
+    """Call ``wait_logged`` and cancel it once it says it started (``started``); the
+    upstream's tool saw the cancellation."""
+    call = asyncio.ensure_future(client.call_tool("wait_logged"))
+    await asyncio.wait_for(started.wait(), 15)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert (await client.call_tool("was_cancelled")).text == "true"
+
+
 def in_memory_upstream() -> Server:
     """tests/servers/proxy_upstream.py's server, loaded into this process (a module of its
     own each time: its state is the test's)."""
@@ -130,12 +141,7 @@ async def test_an_in_memory_upstream_takes_the_fast_path(fast_calls: list[str]) 
         assert (await client.call_tool("add", {"a": 2, "b": 2})).text == "4"
         assert (await client.call_tool("steps", {"count": 2})).text == "2 steps"
         assert (await client.call_tool("greet")).text == "Hello Ada"
-        call = asyncio.ensure_future(client.call_tool("wait_logged"))
-        await asyncio.wait_for(started.wait(), 15)
-        call.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await call
-        assert (await client.call_tool("was_cancelled")).text == "true"
+        await cancel_a_waiting_call(client, started)
     assert logs[:2] == ["step 1", "step 2"]
     assert fast_calls == ["add", "steps", "greet", "wait_logged", "was_cancelled"]
 
@@ -169,12 +175,7 @@ async def test_a_cancelled_fast_call_is_cancelled_upstream(
             url, revision, log_handler=lambda params: started.set(), log_level="info"
         ) as client:
             await client.call_tool("add", {"a": 1, "b": 1})
-            call = asyncio.ensure_future(client.call_tool("wait_logged"))
-            await asyncio.wait_for(started.wait(), 15)
-            call.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await call
-            assert (await client.call_tool("was_cancelled")).text == "true"
+            await cancel_a_waiting_call(client, started)
     assert fast_calls == ["wait_logged", "was_cancelled"]
 
 
