@@ -193,6 +193,24 @@ async def test_a_fast_call_times_out_as_the_upstream_client_says(fast_calls: lis
     assert fast_calls == ["wait_logged", "was_cancelled"]
 
 
+async def test_fast_calls_time_out_one_after_another(fast_calls: list[str]) -> None:
+    # One timer stands for every fast call of an upstream client: each call still expires,
+    # the quick ones meanwhile are answered, and the timer starts again after it went idle.
+    proxy = Server.proxy(UPSTREAM, timeout=1.0)
+    with serve_http(proxy) as url:
+        async with checked_client(url, "2025-06-18") as client:
+            await client.call_tool("add", {"a": 1, "b": 1})  # connects
+            waiting = [asyncio.ensure_future(client.call_tool("wait_logged")) for _ in range(2)]
+            assert (await client.call_tool("add", {"a": 2, "b": 2})).text == "4"
+            for failed in await asyncio.gather(*waiting, return_exceptions=True):
+                assert isinstance(failed, ServerError)
+                assert "tools/call timed out after 1 s" in failed.message
+            with pytest.raises(ServerError, match="timed out after 1 s"):
+                await client.call_tool("wait_logged")
+            assert (await client.call_tool("add", {"a": 3, "b": 3})).text == "6"
+    assert sorted(fast_calls) == ["add", "add", "wait_logged", "wait_logged", "wait_logged"]
+
+
 async def test_an_upstream_crash_during_a_fast_call(fast_calls: list[str]) -> None:
     proxy = Server.proxy(UPSTREAM)
     with serve_http(proxy) as url:

@@ -75,12 +75,12 @@ class FastCall:
         "call",
         "client",
         "connection",
+        "deadlines",
         "marker",
         "params",
         "reply",
         "request",
         "server",
-        "timer",
         "uid",
         "upstream",
     )
@@ -124,8 +124,9 @@ class FastCall:
         self.marker: asyncio.Future[None] = loop.create_future()
         connection.in_flight[mid] = self.marker
         connection.fast_calls[mid] = self
-        seconds = client.timeout
-        self.timer = loop.call_later(seconds, self.expire) if seconds is not None else None
+        self.deadlines = Deadlines.of(client, loop)
+        if self.deadlines is not None:
+            self.deadlines.add(self)
 
     # ------------------------------------------------------------ as the client's future
 
@@ -208,8 +209,8 @@ class FastCall:
 
     def _settle(self, task: asyncio.Task[None] | None = None) -> None:
         """The call ended (or goes on in ``task``): out of the in-flight tables."""
-        if self.timer is not None:
-            self.timer.cancel()
+        if self.deadlines is not None:
+            self.deadlines.discard(self)
         connection = self.connection
         mid = self.request.id
         if connection.fast_calls.get(mid) is self:
@@ -252,3 +253,47 @@ class FastCall:
             self.upstream.calls.remove(call)
             call.context._finish()
         return self.server.call_result(self.params["name"], result, self.request.features)
+
+
+class Deadlines:
+    """When the fast calls of one upstream client time out: each ``client.timeout`` seconds
+    after it started, so the order they start in is the order they expire in. One timer,
+    for the oldest call still waiting, stands for all (instead of one timer per call)."""
+
+    __slots__ = ("calls", "loop", "seconds", "timer")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, seconds: float) -> None:
+        self.loop = loop
+        self.seconds = seconds
+        self.calls: dict[FastCall, float] = {}  # waiting, oldest first -> when it expires
+        self.timer: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def of(cls, client: Any, loop: asyncio.AbstractEventLoop) -> Deadlines | None:
+        """The client's deadlines (None: its calls never time out)."""
+        if client.timeout is None:
+            return None
+        deadlines: Deadlines | None = client.fast_deadlines
+        if deadlines is None:
+            deadlines = client.fast_deadlines = cls(loop, client.timeout)
+        return deadlines
+
+    def add(self, call: FastCall) -> None:
+        deadline = self.calls[call] = self.loop.time() + self.seconds
+        if self.timer is None:
+            self.timer = self.loop.call_at(deadline, self._due)
+
+    def discard(self, call: FastCall) -> None:
+        self.calls.pop(call, None)  # (the timer finds it gone)
+
+    def _due(self) -> None:
+        self.timer = None
+        now = self.loop.time()
+        calls = self.calls
+        while calls:
+            call, deadline = next(iter(calls.items()))
+            if deadline > now:
+                self.timer = self.loop.call_at(deadline, self._due)
+                return
+            del calls[call]
+            call.expire()

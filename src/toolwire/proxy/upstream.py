@@ -52,6 +52,7 @@ class UpstreamClient(Client):
     """A :class:`Client` that tells its proxy about every notification it receives."""
 
     on_notification: Callable[[JSON], None] | None = None
+    fast_deadlines: Any = None  # when its fast-path calls time out (proxy.fast.Deadlines)
 
     async def _notification(self, message: JSON) -> None:
         await super()._notification(message)
