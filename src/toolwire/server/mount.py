@@ -261,9 +261,7 @@ class Mount:
         return [item for item in found if hasattr(item, "unwatch") and hasattr(item, "serves")]
 
     def _unwatch_dropped(self, watched: list[Any]) -> None:
-        import importlib
-
-        mounted = importlib.import_module("toolwire.proxy.mounted")
+        mounted = _proxy_mounted()
         ended = mounted.dropped(self.outer, watched)
         if not ended:
             return
@@ -359,9 +357,7 @@ class Mount:
     async def sync_proxied(self, kind: str | None = None) -> bool:
         """List what the upstream offers (through the proxy) and register it; False when
         the upstream could not be listed."""
-        import importlib
-
-        mounted = importlib.import_module("toolwire.proxy.mounted")
+        mounted = _proxy_mounted()
         if self._watches is None:
             self._watches = mounted.Watches(self.inner, self.outer)
         kinds: tuple[str, ...] = ("tools", "resources", "templates", "prompts")
@@ -395,6 +391,14 @@ class Mount:
                 await mounted.unwatched(mounted.dropped(self.outer, watched))
         self._failing = False
         return True
+
+
+def _proxy_mounted() -> Any:
+    """:mod:`toolwire.proxy.mounted`, loaded when a mounted proxy needs it (the proxy layer
+    sits above this one, so it is found at run time, not imported)."""
+    import importlib
+
+    return importlib.import_module("toolwire.proxy.mounted")
 
 
 class MountedTool(ForwardedTool):

@@ -19,9 +19,9 @@ components, under their own names and URIs:
 What the middleware returns goes back to the mounting server's client under the mounted
 names and URIs. A server mounted deeper (``outer`` mounts ``middle``, which mounts
 ``inner``) is reached the same way, level by level: ``middle``'s middleware around
-``inner``'s, each under its own names, inside ``outer``'s. The mounting server installs these method handlers once a server is mounted
-(:func:`route`); its ``tools/call`` keeps its own handler, and a server that mounts nothing
-keeps every handler as it was.
+``inner``'s, each under its own names, inside ``outer``'s. The mounting server installs
+these method handlers once a server is mounted (:func:`route`); its ``tools/call`` keeps its
+own handler, and a server that mounts nothing keeps every handler as it was.
 """
 
 from __future__ import annotations
