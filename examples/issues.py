@@ -16,7 +16,7 @@ Shows:
 
 ``ISSUES_API_URL`` is the API's base URL (default ``https://api.github.com``) and
 ``ISSUES_TOKEN`` an optional token, sent as ``Authorization: Bearer``. It needs httpx
-(``pip install 'toolwire[http]'``). Run it over stdio::
+(``pip install '.[http]'``). Run it over stdio::
 
     ISSUES_TOKEN=... python examples/issues.py
 """
