@@ -12,7 +12,7 @@ Layers (dependencies point downwards only; client and server never import each o
     2  tools, resources, prompts, components, dependencies, content, schema, providers, lint,
        docstrings, types, auth, safety
     1  protocol/
-    0  jsonrpc, errors
+    0  jsonrpc, errors, _pip
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ ROOT = SRC.parents[1]
 LAYERS = {
     "errors": 0,
     "jsonrpc": 0,
+    "_pip": 0,
     "protocol": 1,
     "tools": 2,
     "nonblocking": 2,

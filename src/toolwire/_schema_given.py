@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from ._pip import extra_install
 from ._schema_common import MAX_MESSAGE, InvalidArguments, Validator
 
 JSON = dict[str, Any]
@@ -26,7 +27,7 @@ def _draft() -> Any:
         from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - depends on the environment
         raise TypeError(
-            "input_schema needs the jsonschema package: pip install 'toolwire[jsonschema]'"
+            f"input_schema needs the jsonschema package: {extra_install('jsonschema')}"
         ) from None
     return Draft202012Validator
 

@@ -22,6 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._pip import extra_install
 from .tokens import AccessToken
 from .verifiers import (
     InvalidToken,
@@ -67,7 +68,7 @@ class JWTVerifier:
             import jwt
         except ImportError:
             raise RuntimeError(
-                "JWTVerifier needs the auth extra: pip install 'toolwire[auth]'"
+                f"JWTVerifier needs the auth extra: {extra_install('auth')}"
             ) from None
         if (jwks_url is None) == (public_key is None):
             raise ValueError("Give exactly one of jwks_url and public_key")

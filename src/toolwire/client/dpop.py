@@ -25,6 +25,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from .._pip import extra_install
 from ..auth.dpop import b64url, jwk_thumbprint
 from ..errors import ClientError
 
@@ -89,7 +90,7 @@ class DPoPKey:
             from cryptography.hazmat.primitives import serialization
             from cryptography.hazmat.primitives.asymmetric import ec
         except ImportError:  # pragma: no cover - the auth extra is missing
-            raise ClientError("DPoP needs the auth extra: pip install 'toolwire[auth]'") from None
+            raise ClientError(f"DPoP needs the auth extra: {extra_install('auth')}") from None
         if key is None:
             key = ec.generate_private_key(ec.SECP256R1())
         elif isinstance(key, (str, bytes)):

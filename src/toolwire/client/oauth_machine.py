@@ -50,6 +50,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._pip import extra_install
 from ..auth.verifiers import canonical_url
 from ..errors import ClientError
 from .oauth import OAuth, _Server
@@ -107,7 +108,7 @@ class _SigningKey:
             from cryptography.hazmat.primitives.serialization import load_pem_private_key
         except ImportError:  # pragma: no cover - depends on the installed extras
             raise ClientError(
-                "Signing with a private key needs PyJWT: pip install 'toolwire[auth]'"
+                f"Signing with a private key needs PyJWT: {extra_install('auth')}"
             ) from None
         try:
             if isinstance(key, Mapping):

@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from .._pip import extra_install
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
@@ -557,7 +558,7 @@ class ServerCore:
         import importlib.util
 
         if importlib.util.find_spec("uvicorn") is None:
-            raise RuntimeError("HTTP needs the http extra: pip install 'toolwire[http]'")
+            raise RuntimeError(f"HTTP needs the http extra: {extra_install('http')}")
         from ..transports.http_run import serve_uvicorn
 
         serve_uvicorn(

@@ -18,6 +18,8 @@ import importlib.util
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from .._pip import extra_install
+
 
 class _Rate(Protocol):
     """What a bucket needs of a :class:`toolwire.server.limits.Rate` (which loads this
@@ -87,7 +89,7 @@ class RedisBuckets:
         if not url.startswith(_SCHEMES):
             raise ValueError(f"{url!r} is not a Redis URL (redis://, rediss:// or unix://)")
         if importlib.util.find_spec("redis") is None:
-            raise RuntimeError("RedisBuckets needs redis-py: pip install 'toolwire[redis]'")
+            raise RuntimeError(f"RedisBuckets needs redis-py: {extra_install('redis')}")
         self.url = url
         self.prefix = prefix
         self.timeout = timeout

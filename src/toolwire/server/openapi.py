@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
+from .._pip import pip_install
 from ..errors import RegistrationError
 from ..schema import FunctionSchema, InvalidArguments
 from ..tools import Tool
@@ -107,7 +108,7 @@ def _parse(raw: str | bytes) -> JSON:
             import yaml  # type: ignore[import-untyped]
         except ImportError:
             raise RegistrationError(
-                "This OpenAPI document is not JSON; reading YAML needs PyYAML: pip install pyyaml"
+                f"This OpenAPI document is not JSON; reading YAML needs PyYAML: {pip_install('PyYAML')}"
             ) from None
         parsed = yaml.safe_load(raw)
     if not isinstance(parsed, dict):

@@ -42,6 +42,7 @@ from typing import Any
 import orjson
 
 from .. import jsonrpc
+from .._pip import extra_install
 from ..errors import ClientError, RPCError, Unauthorized
 from ..protocol.header_params import NAMED_METHODS, header_params
 from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
@@ -68,7 +69,7 @@ def _httpx() -> Any:
     try:
         import httpx
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ClientError("HTTP targets need httpx: pip install 'toolwire[http]'") from None
+        raise ClientError(f"HTTP targets need httpx: {extra_install('http')}") from None
     return httpx
 
 

@@ -33,6 +33,8 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
+from .._pip import extra_install
+
 logger = logging.getLogger("toolwire")
 
 JSON = dict[str, Any]
@@ -269,9 +271,7 @@ class RedisStore:
                 from redis.backoff import NoBackoff
                 from redis.exceptions import RedisError
             except ImportError:
-                raise RuntimeError(
-                    "RedisStore needs redis-py: pip install 'toolwire[redis]'"
-                ) from None
+                raise RuntimeError(f"RedisStore needs redis-py: {extra_install('redis')}") from None
             self._errors = (RedisError, OSError, asyncio.TimeoutError)
             # A socket timeout above the longest blocking read (SLICE): a silent Redis is
             # noticed within `timeout`, never mistaken for a quiet log. One quick retry
