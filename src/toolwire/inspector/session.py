@@ -88,6 +88,7 @@ class InspectedServer:
         self._traffic = Traffic(self._running)
         self.questions = Questions(lambda event, data: self.emit(event, data))
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self._started_on: dict[str, tuple[int, int]] = {}  # the files the server started from
         self._background: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
 
@@ -134,6 +135,8 @@ class InspectedServer:
             self.error = self.auth = None
             self.listings = {kind: [] for kind in LISTINGS}
             self._stderr_tail.clear()
+            if self.kind == "file":  # an edit from now on restarts it, even during the start
+                self._started_on = self._snapshot()
             self._announce()
             pipe = os.pipe() if self.kind != "url" else None  # the process's stderr
             stderr_done = self._spawn(self._read_stderr(pipe[0], generation)) if pipe else None
@@ -261,12 +264,9 @@ class InspectedServer:
         a command or a URL is someone else's server."""
         if self.kind != "file":
             return
-        seen = self._snapshot()
         while True:
             await asyncio.sleep(interval)
-            current = self._snapshot()
-            if current != seen:
-                seen = current
+            if self._snapshot() != self._started_on:
                 await self.start()
 
     def _snapshot(self) -> dict[str, tuple[int, int]]:
