@@ -2,9 +2,10 @@
 its event stream.
 
 ``start_inspector(file, cwd)`` runs ``python -m toolwire dev FILE --port 0 --no-browser``,
-reads the printed address, and stops the process (SIGINT, as Ctrl+C) when the block ends.
-Waiting is done on the event stream: ``wait_for(predicate)`` returns the first ``state`` or
-``call`` event the predicate accepts, or fails after a timeout.
+reads the printed address, waits until the inspector reports its server's start over (ready,
+or the ``status`` a test expects), and stops the process (SIGINT, as Ctrl+C) when the block
+ends. Waiting is done on the event stream: ``wait_for(predicate)`` returns the first ``state``
+or ``call`` event the predicate accepts, or fails after a timeout.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 WAIT = 20.0
+START_WAIT = 45.0  # longer than the inspector's own limit to start a server (30 s)
 
 
 @dataclass
@@ -86,13 +88,15 @@ class Inspector:
         )
         return call  # type: ignore[no-any-return]
 
-    def ready(self, generation: int | None = None) -> dict[str, Any]:
+    def ready(self, generation: int | None = None, timeout: float = WAIT) -> dict[str, Any]:
+        """The first state whose server start is over (``ready`` or ``failed``)."""
         _, state = self.wait_for(
             lambda event, data: (
                 event == "state"
                 and data["server"]["status"] in ("ready", "failed")
                 and (generation is None or data["server"]["generation"] >= generation)
-            )
+            ),
+            timeout,
         )
         return state  # type: ignore[no-any-return]
 
@@ -128,7 +132,10 @@ def start_inspector(
     *args: str,
     cwd: Path | None = None,
     toolwire: tuple[str, ...] = (sys.executable, "-m", "toolwire"),
+    status: str | None = "ready",
 ) -> Iterator[Inspector]:
+    """``toolwire dev`` until the block ends; the block begins once the server's start is over
+    and its status is ``status`` (``None``: at once, while it may still be starting)."""
     process = subprocess.Popen(
         [
             *toolwire,
@@ -152,6 +159,9 @@ def start_inspector(
         reader = threading.Thread(target=lambda: inspector.stderr.extend(stderr), daemon=True)
         reader.start()
         threading.Thread(target=inspector._listen, daemon=True).start()
+        if status is not None:
+            server = inspector.ready(timeout=START_WAIT)["server"]
+            assert server["status"] == status, f"the server is {server['status']}: {server}"
         yield inspector
     finally:
         process.send_signal(signal.SIGINT)

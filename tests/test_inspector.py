@@ -471,7 +471,7 @@ def test_a_protected_server_at_a_url_takes_headers() -> None:
         return "opened"
 
     with serve_http(locked) as url:
-        with start_inspector(url) as refused:
+        with start_inspector(url, status="failed") as refused:
             server = refused.ready()["server"]
             assert server["status"] == "failed"
             assert server["error"] == (
@@ -483,7 +483,9 @@ def test_a_protected_server_at_a_url_takes_headers() -> None:
             }
             callback = refused.api("GET", "/oauth/callback?code=c&state=s")
             assert callback.status_code == 404  # no sign-in is waiting
-        with start_inspector(url, "--header", "Authorization: Bearer n0p3") as wrong:
+        with start_inspector(
+            url, "--header", "Authorization: Bearer n0p3", status="failed"
+        ) as wrong:
             server = wrong.ready()["server"]
             assert "refused the token it was given (HTTP 401 Unauthorized)" in server["error"]
         with start_inspector(url, "--header", "Authorization: Bearer t0k3n") as inspector:
@@ -501,7 +503,7 @@ def test_a_token_without_the_scope_is_explained() -> None:
     )
     with (
         serve_http(strict) as url,
-        start_inspector(url, "--header", "Authorization: Bearer reader") as dev,
+        start_inspector(url, "--header", "Authorization: Bearer reader", status="failed") as dev,
     ):
         server = dev.ready()["server"]
         assert server["auth"]["status"] == 403

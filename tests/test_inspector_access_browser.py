@@ -81,7 +81,7 @@ def test_a_401_explains_itself_and_the_page_signs_in_with_oauth(
 ) -> None:
     with (
         protected(auth_server) as mcp,
-        start_inspector(mcp.url, "--protocol-version", MODERN) as dev,
+        start_inspector(mcp.url, "--protocol-version", MODERN, status="failed") as dev,
         page_expecting(browser) as page,
     ):
         page.goto(dev.url)
@@ -133,7 +133,9 @@ def test_a_refused_header_token_is_named_on_the_page(
 ) -> None:
     with (
         protected(auth_server) as mcp,
-        start_inspector(mcp.url, "--header", "Authorization: Bearer expired") as dev,
+        start_inspector(
+            mcp.url, "--header", "Authorization: Bearer expired", status="failed"
+        ) as dev,
         page_expecting(browser) as page,
     ):
         page.goto(dev.url)
@@ -149,7 +151,7 @@ def test_a_failed_sign_in_is_explained_and_can_be_tried_again(
     auth_server.wrong_iss = "https://impostor.example"  # the client must refuse its answer
     with (
         protected(auth_server) as mcp,
-        start_inspector(mcp.url) as dev,
+        start_inspector(mcp.url, status="failed") as dev,
         page_expecting(browser) as page,
     ):
         page.goto(dev.url)

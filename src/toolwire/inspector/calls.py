@@ -46,6 +46,8 @@ class Call:
     task: asyncio.Task[None] | None = None
     server_task: JSON | None = None  # the server runs the call as a task: its last state
     cancel_reason: str = "Cancelled from the inspector"
+    reference: str | None = None  # a masked error's reference id
+    traceback: JSON | None = None  # the one the server logged under it (inspector/stderr.py)
     _started: float = field(default_factory=time.perf_counter)
 
     def finish(
@@ -66,6 +68,7 @@ class Call:
             "serverTask": self.server_task,
             "result": self.result,
             "failure": self.failure,
+            "traceback": self.traceback,
             "logs": self.logs,
             "traffic": self.traffic,
         }

@@ -4,12 +4,14 @@ when its source changes, with a history of calls and each call's JSON-RPC traffi
 The server runs as ``python -m toolwire run FILE`` over stdio, exactly as an MCP host starts
 it: a crash, a hang or an ``os._exit`` in a tool ends that process, not the inspector, and
 the page shows the real messages. Every change is announced through ``emit(event, data)``
-(``state``, ``call`` or ``log``), which the web app turns into server-sent events.
+(``state``, ``call`` or ``log``), which the web app turns into server-sent events; a ``log``
+entry sent again with the same ``id`` replaces the first (more lines of the record came).
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import itertools
 import os
@@ -30,6 +32,7 @@ from ..server.apps import UI
 from .calls import Call, Exchange, Traffic, now_ms, params_of, sending_for
 from .questions import Questions
 from .signin import SIGN_IN_TIMEOUT, SignIn, refusal
+from .stderr import Records, masked_reference, read_traceback
 
 JSON = dict[str, Any]
 Emit = Callable[[str, Any], None]
@@ -40,6 +43,8 @@ STOP_GRACE = 2.0
 MAX_CALLS = 200
 MAX_LOGS = 200
 STDERR_TAIL = 20
+READ_SIZE = 64 * 1024
+MAX_LINE = 64 * 1024  # a longer line without its end yet is shown as it is
 
 
 class NotReady(Exception):
@@ -85,9 +90,11 @@ class InspectedServer:
         self.calls: dict[int, Call] = {}
         self.logs: deque[JSON] = deque(maxlen=MAX_LOGS)
         self._ids = itertools.count(1)
+        self._log_ids = itertools.count(1)  # an entry sent again (it grew) keeps its id
         self._traffic = Traffic(self._running)
         self.questions = Questions(lambda event, data: self.emit(event, data))
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL)
+        self._started_on: dict[str, tuple[int, int]] = {}  # the files the server started from
         self._background: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
 
@@ -134,6 +141,8 @@ class InspectedServer:
             self.error = self.auth = None
             self.listings = {kind: [] for kind in LISTINGS}
             self._stderr_tail.clear()
+            if self.kind == "file":  # an edit from now on restarts it, even during the start
+                self._started_on = self._snapshot()
             self._announce()
             pipe = os.pipe() if self.kind != "url" else None  # the process's stderr
             stderr_done = self._spawn(self._read_stderr(pipe[0], generation)) if pipe else None
@@ -261,12 +270,9 @@ class InspectedServer:
         a command or a URL is someone else's server."""
         if self.kind != "file":
             return
-        seen = self._snapshot()
         while True:
             await asyncio.sleep(interval)
-            current = self._snapshot()
-            if current != seen:
-                seen = current
+            if self._snapshot() != self._started_on:
                 await self.start()
 
     def _snapshot(self) -> dict[str, tuple[int, int]]:
@@ -288,18 +294,57 @@ class InspectedServer:
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), pipe
         )
+        records = Records()
+        decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        partial = ""  # a line not ended yet
         try:
-            while line := await reader.readline():
-                text = line.decode(errors="replace").rstrip()
-                if generation == self.generation:
-                    self._stderr_tail.append(text)
-                    self._log({"level": "stderr", "logger": None, "data": text}, None)
+            # What is there at once is read at once: a log message and its traceback, written
+            # together, make one event.
+            while chunk := await reader.read(READ_SIZE):
+                *lines, partial = (partial + decode(chunk)).split("\n")
+                if len(partial) > MAX_LINE:
+                    lines, partial = [*lines, partial], ""
+                self._stderr_lines(lines, records, generation)
+            if last := partial + decode(b"", final=True):
+                self._stderr_lines([last], records, generation)
         finally:
             transport.close()
         if generation == self.generation and self.status == "ready":
             self.status = "failed"
             self.error = self._why("The server process exited")
             self._announce()
+
+    def _stderr_lines(self, lines: list[str], records: Records, generation: int) -> None:
+        """Show what the server wrote on stderr, grouped into records; a traceback that
+        explains a masked error goes to the call that got it."""
+        if generation != self.generation:
+            return
+        lines = [line.rstrip() for line in lines]
+        self._stderr_tail.extend(lines)
+        for record in records.feed(lines):
+            text = "\n".join(record.lines)
+            traceback = read_traceback(record.lines)
+            if record.entry is None:
+                shown = {"level": "stderr", "logger": None, "data": text, "traceback": traceback}
+                record.entry = self._log(shown, None)
+            else:
+                record.entry.update(data=text, traceback=traceback)
+                self.emit("log", record.entry)
+            reference = traceback["reference"] if traceback else None
+            for call in self.calls.values():
+                if reference is not None and call.reference == reference:
+                    call.traceback = traceback
+                    self._changed(call)
+
+    def _logged_traceback(self, reference: str | None) -> JSON | None:
+        """The traceback logged on stderr under a masked error's reference id, if it came."""
+        if reference is None:
+            return None
+        for entry in reversed(self.logs):
+            traceback = entry.get("traceback")
+            if traceback is not None and traceback["reference"] == reference:
+                return traceback  # type: ignore[no-any-return]
+        return None
 
     def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(work)
@@ -348,6 +393,8 @@ class InspectedServer:
             call.finish("failed", failure=str(exc))
         else:
             call.finish("error" if result.is_error else "ok", result=result.raw)
+        call.reference = masked_reference(call.result, call.failure)
+        call.traceback = self._logged_traceback(call.reference)  # when stderr brought it first
         self._traffic.forget(call)
         self.questions.drop_for(call.id)
         self._changed(call)
@@ -411,14 +458,20 @@ class InspectedServer:
         elif method in CHANGED:
             self._spawn(self._refresh(generation, CHANGED[method]))
 
-    def _log(self, entry: JSON, call: Call | None) -> None:
-        entry = {"time": now_ms(), **entry, "call": call.id if call else None}
+    def _log(self, entry: JSON, call: Call | None) -> JSON:
+        entry = {
+            "id": next(self._log_ids),
+            "time": now_ms(),
+            **entry,
+            "call": call.id if call else None,
+        }
         if call is not None:
             call.logs.append(entry)
             self._changed(call)
         else:
             self.logs.append(entry)
             self.emit("log", entry)
+        return entry
 
     async def _refresh(self, generation: int, kinds: tuple[str, ...]) -> None:
         client = self.client

@@ -179,7 +179,15 @@
     for (const listener of shared.callListeners) listener(call);
   }
 
+  /** A new log entry, or a longer copy of one shown (more lines of its traceback came). */
   function onLog(log) {
+    const known = app.logs.findIndex((entry) => entry.id === log.id);
+    if (known >= 0) {
+      app.logs[known] = log;
+      const shown = $("logs").querySelector(`[data-log-id="${Number(log.id)}"]`);
+      if (shown) shown.replaceWith(logLine(log));
+      return;
+    }
     app.logs.push(log);
     if (app.logs.length > 1000) app.logs.splice(0, app.logs.length - 1000);
     $("logs").append(logLine(log));
@@ -840,6 +848,7 @@
         { class: kind, testid: "result", "data-status": call.status },
         h("span", "result-label", cancelled ? "Cancelled" : "Failed"),
         h("pre", { class: "failure", testid: "result-failure" }, call.failure || "(no result)"),
+        call.traceback && tracebackView(call.traceback),
       );
     }
     const isError = result.isError === true;
@@ -855,7 +864,31 @@
     const meta = result._meta && h("details", "block meta", h("summary", "block-title", "_meta"), h("pre", {}, pretty(result._meta)));
     const content = (Array.isArray(result.content) ? result.content : []).map(contentBlock);
     const attributes = { class: isError ? "result is-error" : "result", testid: "result", "data-status": call.status };
-    return h("div", attributes, label, content, structured, meta);
+    return h("div", attributes, label, content, call.traceback && tracebackView(call.traceback), structured, meta);
+  }
+
+  /** The traceback the server logged for a masked error (matched by its reference id):
+   *  the developer's own frames and the exception in one block, the whole traceback (with
+   *  toolwire's, the standard library's and other libraries' frames) folded under it. */
+  function tracebackView(traceback) {
+    const frames = Array.isArray(traceback.frames) ? traceback.frames : [];
+    const own = frames.filter((frame) => frame.own);
+    const shown = own.length ? own : frames;
+    const others = frames.length - shown.length;
+    const title = traceback.reference ? `Traceback (reference ${traceback.reference})` : "Traceback";
+    const fold = others ? `Whole traceback (${others} more ${others === 1 ? "frame" : "frames"}: toolwire, libraries)` : "Whole traceback";
+    return h(
+      "div",
+      { class: "block traceback", testid: "traceback", "data-reference": traceback.reference || "" },
+      h("div", "block-title", title),
+      h(
+        "pre",
+        { testid: "traceback-frames" },
+        shown.map((frame) => h("div", { class: "frame", testid: "traceback-frame", "data-file": frame.file }, frame.text)),
+        h("div", { class: "exception", testid: "traceback-exception" }, traceback.exception || ""),
+      ),
+      h("details", { testid: "traceback-whole" }, h("summary", "muted", fold), h("pre", {}, traceback.text || "")),
+    );
   }
 
   const MIME = /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/i;
@@ -1028,17 +1061,22 @@
 
   // ------------------------------------------------------------------ logs
 
+  /** One log entry: a message, with its traceback shown as for a call's error. */
   function logLine(log) {
-    const data = typeof log.data === "string" ? log.data : JSON.stringify(log.data);
+    let data = typeof log.data === "string" ? log.data : JSON.stringify(log.data);
+    const traceback = isObject(log.traceback) ? log.traceback : null;
+    const at = traceback ? data.indexOf(traceback.text) : -1;
+    if (at >= 0) data = data.slice(0, at).trimEnd(); // the message; its traceback is shown below
     const line = h(
       "li",
       { class: `log level-${log.level}`, testid: "log-line" },
       h("time", "muted", clock(log.time)),
       h("span", "level", log.level),
       log.logger && h("span", "logger", log.logger),
-      h("span", "log-data", data),
+      h("div", "log-data", data, traceback && tracebackView(traceback)),
     );
     line.dataset.level = log.level;
+    if (log.id !== undefined) line.dataset.logId = String(log.id);
     return line;
   }
 
