@@ -180,6 +180,35 @@ async def test_no_input_is_the_end_of_input_exit_0_at_once(command: Any, stdin: 
     clean(err)
 
 
+async def test_a_file_opened_on_a_closed_descriptor_0_is_not_read_as_stdin(
+    tmp_path: Path,
+) -> None:
+    """Started with descriptor 0 closed, a file the server opens at import lands on it; at
+    ``mcp.run()`` that file is not stdin: never read as requests, never replaced."""
+    data = tmp_path / "data.jsonl"
+    data.write_bytes(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n' * 3)
+    path = tmp_path / "opens_a_file.py"
+    path.write_text(
+        "import os, sys\n"
+        "from toolwire import Server\n"
+        f"kept = open({str(data)!r}, 'rb')\n"
+        "print(f'kept on descriptor {kept.fileno()}', file=sys.stderr, flush=True)\n"
+        "mcp = Server('opens-a-file')\n"
+        "mcp.run()\n"
+        "print(f'still the file: {os.path.samestat(os.fstat(0), os.stat(kept.name))}', "
+        "file=sys.stderr)\n",
+        encoding="utf-8",
+    )
+    async with started([*CLOSED_STDIN, *script(path)], asyncio.subprocess.DEVNULL) as process:
+        code, out, err, took = await ended(process)
+    assert code == 0, err.decode(errors="replace")
+    assert b"kept on descriptor 0" in err, err.decode(errors="replace")
+    assert out == b"", "the file on descriptor 0 was read as requests"
+    assert b"still the file: True" in err
+    assert took < EXIT_BOUND
+    clean(err)
+
+
 # ---------------------------------------------------------------------------- a file of requests
 
 
