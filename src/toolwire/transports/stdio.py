@@ -21,6 +21,13 @@ in the pipe.
 The server stops when stdin ends or on ``SIGTERM``/``SIGINT`` (see :mod:`.stopping`): calls
 in flight get ``grace`` seconds to answer, the rest are cancelled and never answered. A
 client that went away mid-call costs nothing more: answers to a closed pipe are dropped.
+
+stdin is watched by the event loop when it can be (a pipe, a socket, a terminal). What the
+loop cannot watch (a regular file, ``< requests.jsonl``; the null device, as under ``nohup``,
+``docker run`` without ``-i`` or a systemd unit; a closed descriptor 0, which
+:mod:`.stdio_guard` replaces with the null device) is read on a thread by
+:class:`_ThreadReader`, into the same line protocol: the null device is simply the end of
+input.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ import asyncio
 import contextlib
 import logging
 import os
+import selectors
+import stat
 import sys
 import threading
 from collections.abc import Callable, Coroutine
@@ -300,7 +309,7 @@ class _ThreadWriter:
     """Writer for an output that is not a pipe (a regular file, a terminal)."""
 
     def __init__(self, fd: int) -> None:
-        self.file = os.fdopen(fd, "wb", buffering=0)
+        self.file = os.fdopen(fd, "wb", buffering=0, closefd=False)
 
     def write(self, data: bytes) -> None:
         try:
@@ -313,6 +322,109 @@ class _ThreadWriter:
 
     def close(self) -> None:
         self.file.close()
+
+
+def _watchable(fd: int) -> bool:
+    """Whether the event loop can watch ``fd`` for reading: a pipe or a socket always, a
+    character device if the loop's kind of selector takes it (epoll takes a terminal, not
+    the null device); a regular file never."""
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return True
+    if not stat.S_ISCHR(mode):
+        return False
+    try:
+        with selectors.DefaultSelector() as probe:
+            probe.register(fd, selectors.EVENT_READ)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+class _ThreadReader:
+    """The read transport for an input the event loop cannot watch (see :func:`_watchable`):
+    a daemon thread reads it one chunk at a time, each asked for by the loop once the one
+    before was handled, so pausing works as on a pipe; end of input ends the protocol as a
+    pipe's would. The thread reads a duplicate of the descriptor and closes it when done."""
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, fd: int, protocol: asyncio.Protocol
+    ) -> None:
+        self.loop = loop
+        self.protocol = protocol
+        self.fd = os.dup(fd)
+        self.wanted = threading.Event()  # the loop asks for the next chunk
+        self.reading = False  # a chunk was asked for and has not arrived yet
+        self.paused = False
+        self.closing = False
+        self.waiting: bytes | None = None  # a chunk that arrived while paused
+        threading.Thread(target=self._run, name="toolwire-stdin", daemon=True).start()
+        self._next()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                self.wanted.wait()
+                self.wanted.clear()
+                if self.closing:
+                    return
+                try:
+                    data = os.read(self.fd, READ_SIZE)
+                except OSError as error:  # e.g. a directory: no requests will come
+                    logger.warning("Cannot read stdin (%s): no more requests", error)
+                    data = b""
+                try:
+                    self.loop.call_soon_threadsafe(self._arrived, data)
+                except RuntimeError:  # the loop is closed
+                    return
+                if not data:
+                    return
+        finally:
+            os.close(self.fd)
+
+    def _next(self) -> None:
+        self.reading = True
+        self.wanted.set()
+
+    def _arrived(self, data: bytes) -> None:
+        self.reading = False
+        if self.closing:
+            return
+        if self.paused:
+            self.waiting = data
+        else:
+            self._deliver(data)
+
+    def _deliver(self, data: bytes) -> None:
+        if not data:
+            self.closing = True
+            self.protocol.eof_received()
+            self.protocol.connection_lost(None)
+            return
+        self.protocol.data_received(data)
+        if not self.paused and not self.closing:
+            self._next()
+
+    def pause_reading(self) -> None:
+        self.paused = True
+
+    def resume_reading(self) -> None:
+        if self.paused and not self.closing:
+            self.paused = False
+            self.loop.call_soon(self._resumed)
+
+    def _resumed(self) -> None:
+        if self.paused or self.closing or self.reading:
+            return
+        data, self.waiting = self.waiting, None
+        if data is None:
+            self._next()
+        else:
+            self._deliver(data)
+
+    def close(self) -> None:
+        self.closing = True
+        self.wanted.set()  # the thread ends (after the read it may be in)
 
 
 def _quiet_logging_default() -> None:
@@ -379,7 +491,8 @@ async def _serve(
     max_calls: int,
 ) -> None:
     loop = asyncio.get_running_loop()
-    out_file = os.fdopen(out_fd, "wb", buffering=0)
+    # the descriptors stay open: they belong to whoever holds the streams (.stdio_guard)
+    out_file = os.fdopen(out_fd, "wb", buffering=0, closefd=False)
     write_protocol: _WriteProtocol | None = None
     write_transport: Any
     try:
@@ -392,24 +505,21 @@ async def _serve(
         write_protocol.writer = writer
         write_transport.set_write_buffer_limits(high=high, low=high // 4)
     connection = connect(writer.send)
-    in_file = os.fdopen(in_fd, "rb", buffering=0)
     eof: asyncio.Future[None] = loop.create_future()
-    stopped = threading.Event()  # no more requests are read
-    try:
-        read_transport, reader = await loop.connect_read_pipe(
-            lambda: _LineProtocol(connection, eof, max_message_bytes, writer, max_calls),
-            in_file,
-        )
-        writer.reader, writer.read_transport = reader, read_transport
+    reader = _LineProtocol(connection, eof, max_message_bytes, writer, max_calls)
+    read_transport: Any
+    if _watchable(in_fd):
+        in_file = os.fdopen(in_fd, "rb", buffering=0, closefd=False)
+        read_transport, _ = await loop.connect_read_pipe(lambda: reader, in_file)
         if hasattr(read_transport, "max_size"):  # asyncio's 256 KiB is above malloc's mmap
             read_transport.max_size = READ_SIZE  # threshold: each read would map memory
-    except ValueError:  # stdin is a regular file: read it on a thread
-        read_transport = None
-        loop.run_in_executor(None, _read_blocking, in_file, loop, connection, eof, stopped)
+    else:
+        read_transport = _ThreadReader(loop, in_fd, reader)
+    writer.reader, writer.read_transport = reader, read_transport
     signalled: asyncio.Future[str] = loop.create_future()
 
     def on_signal(name: str) -> None:
-        if not stopped.is_set():
+        if not writer.stopping:
             if not signalled.done():
                 signalled.set_result(name)
             return
@@ -420,10 +530,9 @@ async def _serve(
     with stop_signals(loop, on_signal):  # until the last answer is out
         try:
             await asyncio.wait((eof, signalled), return_when=asyncio.FIRST_COMPLETED)
-            stopped.set()
             writer.stopping = True
             if signalled.done():
-                if read_transport is not None and not writer.paused:
+                if not writer.paused:
                     read_transport.pause_reading()
                 logger.info(
                     "%s: reading no more requests; calls in flight get %g s to answer",
@@ -432,30 +541,13 @@ async def _serve(
                 )
             await connection.drain(grace)
         finally:
-            stopped.set()
             writer.stopping = True
             writer.flush()
-            if read_transport is not None:
-                read_transport.close()
+            read_transport.close()
             write_transport.close()
             if write_protocol is not None:  # let the last answers leave before exiting
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(asyncio.shield(write_protocol.closed), 5.0)
-
-
-def _read_blocking(
-    in_file: Any,
-    loop: asyncio.AbstractEventLoop,
-    connection: Connection,
-    eof: asyncio.Future[None],
-    stopped: threading.Event,
-) -> None:
-    for line in in_file:
-        if stopped.is_set():
-            return
-        if line.strip():
-            loop.call_soon_threadsafe(connection.feed, line)
-    loop.call_soon_threadsafe(_set_done, eof)
 
 
 def _decoded(line: bytes) -> Any:
@@ -463,8 +555,3 @@ def _decoded(line: bytes) -> Any:
         return jsonrpc.loads(line)
     except RPCError:
         return None
-
-
-def _set_done(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)

@@ -35,15 +35,17 @@ def hold_stdio() -> tuple[int, int]:
         return _held[0], _held[1]
     with contextlib.suppress(Exception):
         sys.stdout.flush()
-    protocol_out, saved_out = os.dup(1), os.dup(1)
-    try:
+    null = os.open(os.devnull, os.O_RDONLY)  # lands on descriptor 0 if that is closed
+    if null == 0:  # started with descriptor 0 closed: the client sends nothing
+        protocol_in, saved_in = os.dup(0), -1
+    elif sys.__stdin__ is None:  # closed at start-up; what holds it now is not stdin
+        protocol_in, saved_in = null, -1
+    else:
         protocol_in, saved_in = os.dup(0), os.dup(0)
-    except OSError:  # started with descriptor 0 closed: the client sends nothing
-        protocol_in, saved_in = os.open(os.devnull, os.O_RDONLY), -1
+        os.dup2(null, 0)
+        os.close(null)
+    protocol_out, saved_out = os.dup(1), os.dup(1)
     os.dup2(2, 1)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
     with contextlib.suppress(Exception):  # stray prints show up on stderr as they happen
         sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     _held = (protocol_in, protocol_out, saved_in, saved_out)
@@ -51,14 +53,17 @@ def hold_stdio() -> tuple[int, int]:
 
 
 def release_stdio() -> None:
-    """Give descriptors 0 and 1 back what they were before :func:`hold_stdio`."""
+    """Give descriptors 0 and 1 back what they were before :func:`hold_stdio`, and close
+    the protocol's private ones."""
     global _held
     if _held is None:
         return
-    _, _, saved_in, saved_out = _held
+    protocol_in, protocol_out, saved_in, saved_out = _held
     _held = None
     with contextlib.suppress(Exception):
         sys.stdout.flush()
+    os.close(protocol_in)
+    os.close(protocol_out)
     os.dup2(saved_out, 1)
     os.close(saved_out)
     if saved_in >= 0:
