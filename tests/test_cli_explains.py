@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -114,6 +115,62 @@ async def test_run_http_prints_the_url_once_it_accepts() -> None:
         assert (called.returncode, called.stdout.strip()) == (0, "0.25"), called.stderr
         failed = await atoolwire("call", url, "divide", "a=1", "b=0")
         assert failed.returncode == 1 and "Cannot divide by zero" in failed.stderr
+
+
+# ------------------------------------------------------------------ addresses run cannot use
+
+SERVE_HTTP = {
+    "run": ["run", str(CALCULATOR)],
+    "proxy": ["proxy", "--command", f"{sys.executable} -m toolwire run {CALCULATOR}"],
+}
+
+
+@pytest.mark.parametrize("command", list(SERVE_HTTP))
+def test_a_busy_port_is_one_line_that_suggests_port_0(command: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = toolwire(*SERVE_HTTP[command], "--transport", "http", "--port", str(port))
+    line = one_line_error(result)
+    assert f"port {port} is in use" in line
+    assert "--port 0 picks a free port" in line
+
+
+def test_a_host_that_is_not_this_machines_is_one_line() -> None:
+    # 192.0.2.1 is reserved for documentation: no machine has it, and binding fails locally
+    result = toolwire("run", str(CALCULATOR), "--transport", "http", "--host", "192.0.2.1")
+    line = one_line_error(result)
+    assert "192.0.2.1 is not an address of this machine" in line
+    assert "--host 127.0.0.1" in line
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--port", "99999", "'99999' is not a port: give 0 to 65535"),
+        ("--port", "-1", "'-1' is not a port"),
+        ("--path", "mcp", "'mcp' is not a path: start it with /"),
+    ],
+)
+@pytest.mark.parametrize("command", list(SERVE_HTTP))
+def test_a_bad_port_or_path_is_a_usage_error(
+    command: str, option: str, value: str, message: str
+) -> None:
+    result = toolwire(*SERVE_HTTP[command], "--transport", "http", f"{option}={value}")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"error: argument {option}: {message}" in result.stderr
+
+
+def test_dev_refuses_a_port_out_of_range() -> None:
+    result = toolwire("dev", str(CALCULATOR), "--no-browser", "--port", "70000")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "'70000' is not a port" in result.stderr
+
+
+def test_a_url_with_a_port_out_of_range_names_the_cause() -> None:
+    line = one_line_error(toolwire("inspect", "http://127.0.0.1:99999/mcp"))
+    assert "port must be 0-65535" in line
 
 
 # ------------------------------------------------------------------ missing extras

@@ -106,3 +106,121 @@ def test_a_dumb_terminal_sees_no_spinner(slow_server: Path) -> None:
         os.close(controller)
     assert process.returncode == 0 and b"ping" in stdout
     assert shown == b""
+
+
+# ------------------------------------------------------------------ call: logs, progress, timeout
+
+REPORTING_SERVER = """
+import asyncio, logging, os, sys
+from pathlib import Path
+from toolwire import Context, Server
+
+mcp = Server("Reporting")
+
+@mcp.tool()
+async def steps(ctx: Context, wait: bool = False) -> str:
+    await ctx.info("starting")
+    await ctx.report_progress(1, total=2, message="halfway")
+    if wait:  # until the test saw the progress: it writes to the pipe named by GO
+        await asyncio.to_thread(Path(os.environ["GO"]).read_text)
+    await ctx.debug("below the level asked for")
+    await ctx.warning("almost done")
+    return "done"
+
+@mcp.tool()
+async def wait_forever() -> str:
+    await asyncio.Event().wait()
+    return "never"
+
+if __name__ == "__main__":  # over stdio, the server's own log goes to the file named first
+    log = logging.getLogger("toolwire")
+    log.setLevel(logging.DEBUG)
+    log.addHandler(logging.FileHandler(sys.argv[1]))
+    mcp.run()
+"""
+
+
+@pytest.fixture
+def reporting_server(tmp_path: Path) -> Path:
+    path = tmp_path / "reporting.py"
+    path.write_text(REPORTING_SERVER, encoding="utf-8")
+    return path
+
+
+def test_a_terminal_sees_log_lines_and_the_progress_on_the_status_line(
+    reporting_server: Path, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"
+    os.mkfifo(go)
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolwire", "call", str(reporting_server), "steps", "wait=true"],
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        env={**os.environ, "TERM": "xterm", "GO": str(go)},
+    )
+    os.close(terminal)
+    try:
+        shown = b""
+        while b"Calling steps: 1/2 halfway" not in shown:  # the spinner's line, updated
+            ready, _, _ = select.select([controller], [], [], 20)
+            assert ready, shown
+            shown += os.read(controller, 4096)
+        go.write_text("go")
+        shown += read_all(controller, process)
+        stdout, _ = process.communicate(timeout=20)
+    finally:
+        os.close(controller)
+        process.kill()
+    assert process.returncode == 0
+    assert stdout.decode().strip() == "done"
+    text = shown.decode("utf-8", "replace")
+    assert text.startswith("[info] starting\r\n")
+    assert "\r\x1b[K[warning] almost done\r\n" in text  # printed over the status line
+    assert "below the level" not in text
+    assert text.endswith("\r\x1b[K")
+
+
+def test_a_pipe_sees_log_lines_but_no_progress(reporting_server: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire", "call", str(reporting_server), "steps"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "done"), done.stderr
+    assert done.stderr.splitlines() == ["[info] starting", "[warning] almost done"]
+
+
+def test_quiet_shows_neither(reporting_server: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire", "call", str(reporting_server), "steps", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "done", "")
+
+
+def test_a_call_past_its_timeout_is_cancelled_and_exits_1(
+    reporting_server: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    server = f"{sys.executable} {reporting_server} {log}"
+    command = ["call", "--command", server, "wait_forever", "--timeout", "1"]
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "toolwire", *command],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert done.returncode == 1, done.stderr
+    assert time.monotonic() - started < 15  # not the default minute
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        "toolwire: wait_forever did not answer within 1 s, so the call was cancelled; "
+        "--timeout SECONDS waits longer (0: as long as it takes)"
+    ]
+    # the server was told, before the client went away: the reason is the timeout's
+    assert "cancelled: timed out" in log.read_text(encoding="utf-8")

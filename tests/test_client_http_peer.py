@@ -49,11 +49,20 @@ TOOLS = [
 class Peer:
     """Answers what the tests need; ``refuse`` is the ``supported`` list of a -32022 sent
     to the first request; ``slow_get`` holds the GET stream's answer until a POST comes
-    (or a second), recording whether a request came before the stream was open."""
+    (or a second), recording whether a request came before the stream was open;
+    ``stray``: ``tools/list`` is answered on an SSE stream that first carries an answer to
+    a request never sent."""
 
-    def __init__(self, *, refuse: list[str] | None = None, slow_get: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        refuse: list[str] | None = None,
+        slow_get: bool = False,
+        stray: bool = False,
+    ) -> None:
         self.refuse = refuse
         self.slow_get = slow_get
+        self.stray = stray
         self.seen: list[tuple[str, str | None]] = []  # (method, MCP-Protocol-Version)
         self.get_open = False
         self.early: list[str] = []  # requests that came before the GET stream was open
@@ -104,6 +113,12 @@ class Peer:
             error = {"code": -32022, "message": "Unsupported protocol version"}
             error["data"] = {"supported": supported, "requested": headers["mcp-protocol-version"]}
             await _reply(send, 400, orjson.dumps({"jsonrpc": "2.0", "id": mid, "error": error}))
+        elif self.stray and method == "tools/list":
+            events = [_answer("never-sent", {}), _answer(mid, self.result(message))]
+            start = [(b"content-type", b"text/event-stream")]
+            await send({"type": "http.response.start", "status": 200, "headers": start})
+            body = b"".join(b"event: message\ndata: " + e + b"\n\n" for e in events)
+            await send({"type": "http.response.body", "body": body})
         else:
             await _reply(send, 200, _answer(mid, self.result(message)), session=method)
 
@@ -198,3 +213,13 @@ async def test_a_server_that_cannot_be_reached_is_the_clients_error(revision: st
             async with Client(url, protocol_version=revision):
                 pass
     assert not isinstance(failed.value, ServerError)
+
+
+async def test_an_answer_to_a_request_never_sent_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with serve_http(Peer(stray=True)) as url, caplog.at_level(logging.WARNING, "toolwire"):
+        async with Client(url, protocol_version="2025-11-25") as client:
+            assert len(await client.list_tools()) == len(TOOLS)
+    stray = [r for r in caplog.records if "Ignoring an answer to no request" in r.getMessage()]
+    assert len(stray) == 1 and "never-sent" in stray[0].getMessage()

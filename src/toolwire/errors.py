@@ -10,6 +10,8 @@ ToolwireError                 base of everything toolwire raises on purpose
 │                             to send (toolwire.auth)
 ├── RegistrationError         a tool definition is unusable (bad name, duplicate, bad schema);
 │                             raised at decoration time, never at call time
+├── ListenError               ``run(transport="http")`` cannot listen on its host and port (in
+│                             use, not this machine's address, unknown name); an ``OSError``
 └── ClientError               the client side: a server answered with an error, or went away
     ├── ServerError           a JSON-RPC error response received by the client (``code``, ``data``)
     ├── Unauthorized          the server refused the request with HTTP 401 or 403 (``status``,
@@ -79,3 +81,15 @@ class Unauthorized(ClientError):
 class ClientTimeout(ClientError, TimeoutError):
     """A request was not answered, or a message could not be written, within the client's
     deadline (``Client(timeout=...)`` or a call's ``timeout=``)."""
+
+
+class ListenError(ToolwireError, OSError):
+    """The HTTP server cannot listen on ``host``:``port``: the port is in use, the host is
+    not an address of this machine, or its name is unknown. ``errno`` is the system's
+    (``EADDRINUSE``, ``EADDRNOTAVAIL``, ...); the exception it comes from is its cause."""
+
+    def __init__(self, host: str, port: int, reason: str, errno: int | None) -> None:
+        super().__init__(f"Cannot listen on {host}:{port}: {reason}")
+        self.host = host
+        self.port = port
+        self.errno = errno

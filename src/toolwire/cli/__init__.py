@@ -14,8 +14,9 @@
     toolwire version                       # or toolwire --version
 
 ``inspect`` and ``call`` take a file, a URL (with ``--header``) or ``--command`` as ``dev``
-does. Exit codes: 0 success, 1 the tool returned an error result, 2 bad usage, a file that
-gives no server, a server that cannot be reached or a missing optional part (the line says
+does. Exit codes: 0 success, 1 the call failed (an error result, or no answer within
+``--timeout``), 2 bad usage, a file that gives no server, a server that cannot be reached, an
+address ``run`` or ``proxy`` cannot listen on, or a missing optional part (the line says
 which ``pip install`` adds it). Nothing decorative is printed: on stdio, stdout belongs to
 the protocol.
 """
@@ -48,9 +49,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolwire",
         description="Serve, inspect and call MCP servers.",
-        epilog="Exit codes: 0 success, 1 the tool returned an error result, 2 bad usage, "
-        "a file that gives no server, a server that cannot be reached, or a missing optional "
-        "part (the message names the pip command that adds it).",
+        epilog="Exit codes: 0 success; 1 the call failed (the tool returned an error result, "
+        "or no answer came within --timeout); 2 bad usage, a file that gives no server, a "
+        "server that cannot be reached, an address run or proxy cannot listen on (a busy "
+        "port: --port 0 picks a free one), or a missing optional part (the message names the "
+        "pip command that adds it).",
     )
     parser.add_argument("--version", action="version", version=f"toolwire {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -63,21 +66,10 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=HELP,
     )
     run.add_argument("target", metavar="FILE[:OBJECT]", help=TARGET_HELP)
-    run.add_argument(
-        "--transport",
-        choices=("stdio", "http", "streamable-http"),
-        default="stdio",
-        help="stdio as MCP hosts start servers, or Streamable HTTP (http, or its name in the "
+    http_arguments(
+        run,
+        "stdio as MCP hosts start servers, or Streamable HTTP (http, or its name in the "
         "official SDK: streamable-http)",
-    )
-    run.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
-    run.add_argument("--port", type=int, default=8000, help="HTTP: the port; 0 picks a free one")
-    run.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path")
-    run.add_argument(
-        "--log-level",
-        default="warning",
-        choices=("critical", "error", "warning", "info", "debug"),
-        help="HTTP: the server log's level",
     )
 
     dev = commands.add_parser(
@@ -88,7 +80,9 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=HELP,
     )
     _server_arguments(dev)
-    dev.add_argument("--port", type=int, help="the page's port (default 6274); 0 picks a free one")
+    dev.add_argument(
+        "--port", type=port_number, help="the page's port (default 6274); 0 picks a free one"
+    )
     dev.add_argument("--no-browser", action="store_true", help="only print the address")
 
     inspect = commands.add_parser(
@@ -110,7 +104,9 @@ def _parser() -> argparse.ArgumentParser:
         "call",
         help="call one tool: key=value ... or --args JSON",
         description="Call one tool and print its result. Values are typed by the tool's "
-        "input schema: a=1 is a number when the parameter is one.",
+        "input schema: a=1 is a number when the parameter is one. While the tool runs, the "
+        "server's log messages go to stderr, and on a terminal its progress shows on the "
+        "status line.",
         formatter_class=HELP,
     )
     _server_arguments(call)
@@ -118,6 +114,20 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("pairs", nargs="*", metavar="key=value", help="the arguments")
     call.add_argument("--args", help="the arguments as a JSON object (key=value adds to them)")
     call.add_argument("--json", action="store_true", help="print structuredContent as JSON")
+    call.add_argument(
+        "--timeout",
+        type=seconds,
+        default=60,
+        metavar="SECONDS",
+        help="how long to wait for the tool's answer before cancelling the call (exit 1); "
+        "0 waits as long as it takes",
+    )
+    call.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no log messages or progress on stderr (shown by default: the server's log "
+        "messages from level info up, and the tool's progress on a terminal)",
+    )
     call.set_defaults(command_parser=call)
 
     from .install_command import add_parser as add_install
@@ -142,6 +152,54 @@ def _parser() -> argparse.ArgumentParser:
 
 
 TARGET_HELP = "a Python file with a toolwire server; :OBJECT picks one when it has several"
+
+
+def http_arguments(command: argparse.ArgumentParser, transport_help: str) -> None:
+    """--transport, --host, --port, --path and --log-level (run, proxy)."""
+    command.add_argument(
+        "--transport",
+        choices=("stdio", "http", "streamable-http"),
+        default="stdio",
+        help=transport_help,
+    )
+    command.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
+    command.add_argument(
+        "--port", type=port_number, default=8000, help="HTTP: the port; 0 picks a free one"
+    )
+    command.add_argument(
+        "--path", type=endpoint_path, default="/mcp", help="HTTP: the endpoint's path"
+    )
+    command.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("critical", "error", "warning", "info", "debug"),
+        help="HTTP: the server log's level",
+    )
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0 to 65535 (argparse shows the message as a usage error)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: give 0 to 65535 (0: a free one)")
+    return int(text)
+
+
+def seconds(text: str) -> float:
+    """A duration in seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
+    return value
+
+
+def endpoint_path(text: str) -> str:
+    """An HTTP path: it starts with a slash."""
+    if not text.startswith("/"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a path: start it with /, e.g. /mcp")
+    return text
 
 
 def _server_arguments(command: argparse.ArgumentParser) -> None:
@@ -271,6 +329,8 @@ def _client_command(options: argparse.Namespace) -> int:
             options.args,
             options.json,
             options.protocol_version,
+            timeout=options.timeout,
+            quiet=options.quiet,
         )
     except BrokenPipeError:
         raise

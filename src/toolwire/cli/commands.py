@@ -9,6 +9,7 @@ Each command returns the process exit code.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import platform
 import sys
@@ -16,12 +17,12 @@ from typing import Any
 
 from .. import __version__
 from ..client import Client
-from ..errors import ClientError
+from ..errors import ClientError, ClientTimeout, ListenError
 from ..protocol.revisions import SUPPORTED_NEWEST_FIRST
 from ..server.core import ServerCore
 from .arguments import ArgumentError, parse_arguments, parse_json_object
 from .listing import hidden_items, hidden_tool_hint, render
-from .progress import spinner
+from .progress import Status, log_text, progress_text
 from .targets import Target, TargetError, require_extra
 
 JSON = dict[str, Any]
@@ -44,10 +45,19 @@ def run(server: ServerCore, transport: str, host: str, port: int, path: str, log
         url = f"http://{shown}:{bound_port}{path}"
         print(f"Serving {server.name} over Streamable HTTP at {url}", file=sys.stderr, flush=True)
 
-    server.run(
-        transport="http", host=host, port=port, path=path, log_level=log, on_listening=listening
-    )
+    try:
+        server.run(
+            transport="http", host=host, port=port, path=path, log_level=log, on_listening=listening
+        )
+    except ListenError as error:
+        return usage_error(f"{error}; {_listen_remedy(error)}")
     return OK
+
+
+def _listen_remedy(error: ListenError) -> str:
+    if error.errno in (errno.EADDRINUSE, errno.EACCES):
+        return "--port 0 picks a free port, or give another --port"
+    return "use --host 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
 
 
 def inspect(target: Target, as_json: bool, revision: str | None = None) -> int:
@@ -76,12 +86,10 @@ async def _list_all(target: Target, revision: str | None) -> tuple[JSON, dict[st
         return client.server_info, listings
 
 
-def _client(target: Target, revision: str | None) -> Client:
+def _client(target: Target, revision: str | None, **options: Any) -> Client:
+    options.setdefault("timeout", TIMEOUT)
     return Client(
-        target.client,
-        protocol_version=revision,
-        timeout=TIMEOUT,
-        headers=target.headers or None,
+        target.client, protocol_version=revision, headers=target.headers or None, **options
     )
 
 
@@ -92,9 +100,14 @@ def call(
     args: str | None,
     as_json: bool,
     revision: str | None = None,
+    *,
+    timeout: float = TIMEOUT,
+    quiet: bool = False,
 ) -> int:
-    """Call one tool; exit 0 on success, 1 when the result is an error, 2 on bad usage."""
-    return asyncio.run(_call(target, tool, pairs, args, as_json, revision))
+    """Call one tool; exit 0 on success, 1 when the result is an error or ``timeout``
+    seconds (0: no limit) pass without one, 2 on bad usage. The tool's progress and the
+    server's log messages go to stderr unless ``quiet``."""
+    return asyncio.run(_call(target, tool, pairs, args, as_json, revision, timeout, quiet))
 
 
 async def _call(
@@ -104,8 +117,19 @@ async def _call(
     args: str | None,
     as_json: bool,
     revision: str | None,
+    timeout: float,
+    quiet: bool,
 ) -> int:
-    async with _client(target, revision) as client:
+    status = Status(f"Calling {tool}")
+    reports: dict[str, Any] = {}
+    if not quiet:  # the server sends its log messages from level info up
+        reports = {"log_level": "info", "log_handler": lambda params: status.note(log_text(params))}
+
+    def progress(value: float, total: float | None, message: str | None) -> None:
+        status.label = f"Calling {tool}: {progress_text(value, total, message)}"
+
+    limit = TIMEOUT if timeout else None  # --timeout 0: connecting has no limit either
+    async with _client(target, revision, timeout=limit, **reports) as client:
         tools = {entry["name"]: entry for entry in await client.list_tools()}
         try:
             base = parse_json_object(args) if args is not None else {}
@@ -114,8 +138,20 @@ async def _call(
         except ArgumentError as error:
             return usage_error(str(error))
         try:
-            with spinner(f"Calling {tool}"):
-                result = await client.call_tool(tool, arguments)
+            with status.spinning():
+                result = await client.call_tool(
+                    tool,
+                    arguments,
+                    timeout=timeout or None,
+                    progress=None if quiet or not status.interactive else progress,
+                )
+        except ClientTimeout:
+            print(
+                f"toolwire: {tool} did not answer within {timeout:g} s, so the call was "
+                "cancelled; --timeout SECONDS waits longer (0: as long as it takes)",
+                file=sys.stderr,
+            )
+            return TOOL_FAILED
         except ClientError as error:  # an unknown tool: the server's "did you mean" message
             return usage_error(str(error) + hidden_tool_hint(target.server, tool))
     text = "\n".join(_block_text(block) for block in result.content)

@@ -13,7 +13,7 @@ from typing import Any
 
 def add_parser(commands: Any) -> None:
     """Register ``proxy`` on the CLI's subcommands."""
-    from . import HELP, _server_arguments
+    from . import HELP, _server_arguments, http_arguments
 
     proxy = commands.add_parser(
         "proxy",
@@ -26,20 +26,8 @@ def add_parser(commands: Any) -> None:
         formatter_class=HELP,
     )
     _server_arguments(proxy)
-    proxy.add_argument(
-        "--transport",
-        choices=("stdio", "http", "streamable-http"),
-        default="stdio",
-        help="how the proxy is served: stdio as MCP hosts start servers, or Streamable HTTP",
-    )
-    proxy.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
-    proxy.add_argument("--port", type=int, default=8000, help="HTTP: the port; 0 picks a free one")
-    proxy.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path")
-    proxy.add_argument(
-        "--log-level",
-        default="warning",
-        choices=("critical", "error", "warning", "info", "debug"),
-        help="HTTP: the server log's level",
+    http_arguments(
+        proxy, "how the proxy is served: stdio as MCP hosts start servers, or Streamable HTTP"
     )
     proxy.add_argument(
         "--shared", action="store_true", help="one upstream connection for every client session"

@@ -228,7 +228,7 @@ class HttpClientTransport(QueueReceiver):
             self._auth_failed(mid, exc)
         except Exception as exc:  # the connection failed: the request must not hang
             logger.debug("HTTP request failed", exc_info=True)
-            self.fail(mid, f"HTTP request failed: {exc}")
+            self.fail(mid, f"HTTP request failed: {_single(exc)}")
 
     def _fail(self, mid: Any, text: str) -> None:
         if mid is not None:
@@ -320,8 +320,15 @@ class HttpClientTransport(QueueReceiver):
             with contextlib.suppress(orjson.JSONDecodeError):
                 answer = orjson.loads(body)
                 if isinstance(answer, dict) and answer.get("jsonrpc") == "2.0":
-                    await self._take(body, remember)
                     if mid is None or answer.get("id") == mid:
+                        await self._take(body, remember)
+                        return
+                    if "error" not in answer:
+                        await self._take(body, remember)  # a stray result: the client says so
+                    elif status not in (401, 403):
+                        # This request's error whatever id it carries: a server that refuses
+                        # a request before reading it says null, or "server-error".
+                        await self._take(orjson.dumps({**answer, "id": mid}), remember)
                         return
         if mid is not None:
             text = body.decode(errors="replace").strip()[:200]
@@ -518,6 +525,15 @@ class HttpClientTransport(QueueReceiver):
                 return
             await asyncio.sleep(cursor.delay)
             cursor.idle += 1
+
+
+def _single(error: BaseException) -> BaseException:
+    """The one error an exception group holds (a failed connect can come wrapped in one)."""
+    inner = getattr(error, "exceptions", None)
+    while isinstance(inner, tuple) and len(inner) == 1:
+        error = inner[0]
+        inner = getattr(error, "exceptions", None)
+    return error
 
 
 async def _body(response: Any, limit: int) -> bytes:

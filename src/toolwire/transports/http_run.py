@@ -16,18 +16,23 @@ On ``SIGTERM``/``SIGINT`` this runner instead:
    leave the lifespan.
 
 Then ``mcp.run()`` returns (uvicorn would re-raise the signal), so the process exits
-with status 0, as a stdio server does.
+with status 0, as a stdio server does. A port it cannot listen on (in use, say) raises
+:class:`~toolwire.errors.ListenError` (uvicorn would log it and exit the process).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
+import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
+
+from ..errors import ListenError
 
 WRITE_OUT_S = 1  # seconds after the grace: time for the last answers to be written
 FORCE_CHECK_S = 0.1  # how often a drain delay looks for a second signal
@@ -53,7 +58,8 @@ def serve_uvicorn(
 
     class GracefulServer(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:
-            await super().startup(sockets)
+            with _listen_errors(host, port):
+                await super().startup(sockets)
             if on_listening is None or self.should_exit:
                 return
             for listener in self.servers:
@@ -96,6 +102,44 @@ async def not_ready_first(app: Any, forced: Callable[[], bool]) -> None:
         deadline = loop.time() + delay
         while not forced() and loop.time() < deadline:
             await asyncio.sleep(min(FORCE_CHECK_S, deadline - loop.time()))
+
+
+@contextlib.contextmanager
+def _listen_errors(host: str, port: int) -> Iterator[None]:
+    """uvicorn logs a socket it cannot bind and exits the process (status 3); here the
+    error it logs is kept out of the log and raised as a :class:`ListenError` instead."""
+    failures: list[OSError] = []
+
+    def keep(record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, OSError):
+            failures.append(record.msg)
+            return False
+        return True
+
+    log = logging.getLogger("uvicorn.error")
+    log.addFilter(keep)
+    try:
+        yield
+    except SystemExit:
+        if not failures:
+            raise
+        raise _listen_error(host, port, failures[0]) from failures[0]
+    finally:
+        log.removeFilter(keep)
+
+
+def _listen_error(host: str, port: int, error: OSError) -> ListenError:
+    if isinstance(error, socket.gaierror):
+        reason = f"unknown host name {host!r}"
+    elif error.errno == errno.EADDRINUSE:
+        reason = f"port {port} is in use"
+    elif error.errno == errno.EADDRNOTAVAIL:
+        reason = f"{host} is not an address of this machine"
+    elif error.errno == errno.EACCES:
+        reason = f"no permission to listen on port {port}"
+    else:
+        reason = error.strerror or str(error)
+    return ListenError(host, port, reason, error.errno)
 
 
 class _Stop(BaseException):
