@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from toolwire._pip import extra_install
+
 from mcp_spec import validate_definition
 from wire import EXAMPLES, MODERN, checked_client
 
@@ -197,7 +199,7 @@ def without_http(*args: str) -> Any:
 def test_a_missing_extra_is_one_line_with_the_pip_command(args: list[str], module: str) -> None:
     line = one_line_error(without_http(*args))
     assert f"({module} is not installed)" in line
-    assert line.endswith("pip install 'toolwire[http]'")
+    assert line.endswith(extra_install("http"))  # this interpreter's pip, this checkout
 
 
 # ------------------------------------------------------------------ version, help

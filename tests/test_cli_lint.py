@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from toolwire._pip import extra_install
+
 from http_server import serve_http
 from mcp_spec import WireChecker
 from wire import EXAMPLES, MODERN, SERVERS
@@ -336,7 +338,7 @@ def test_without_jsonschema_the_check_is_structural_and_says_so() -> None:
     result = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
     assert result.returncode == 1, result.stderr
     assert "schema-invalid" not in result.stdout  # minLength -1 passes a structural check
-    assert "pip install 'toolwire[jsonschema]'" in result.stderr
+    assert extra_install("jsonschema") in result.stderr
     json_result = subprocess.run(
         [*command, "--json"], capture_output=True, text=True, timeout=TIMEOUT
     )

@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -101,7 +102,7 @@ EXIT = {"toolwire call examples/calculator.py divide a=1 b=0": 1}
 def in_new_shell(line: str, venv: Path, home: Path, **popen: Any) -> subprocess.Popen[str]:
     """``line`` run by a new bash that has only the system's PATH, after the block's own
     activation line, with ``.venv`` standing for the fresh environment."""
-    script = f". .venv/bin/activate && {line}".replace(".venv/", f"{venv}/")
+    script = re.sub(r"(?<![\w/.])\.venv/", f"{venv}/", f". .venv/bin/activate && {line}")
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "HOME": str(home),
@@ -135,6 +136,20 @@ def test_the_command_line_section_runs_line_by_line_in_a_new_shell(
     install, activate, *lines = readme_block_after("## Command line")
     assert install.startswith(".venv/bin/pip install -q '.[http]'")
     assert activate.startswith(". .venv/bin/activate")
+    # Before it, HTTP is one line naming the pip command that adds the extra to this
+    # environment from this checkout; the command works as printed.
+    code, _, err = finished(
+        in_new_shell(
+            "toolwire run examples/calculator.py --transport http", fresh_install, tmp_path
+        )
+    )
+    assert code == 2, err
+    *_, fix = err.strip().rsplit(": ", 1)
+    python, *words = shlex.split(fix)
+    assert Path(python).parent == fresh_install / "bin"
+    assert words == ["-m", "pip", "install", f"{ROOT}[http]"]
+    code, _, err = finished(in_new_shell(fix, fresh_install, tmp_path))
+    assert code == 0, err
     code, _, err = finished(in_new_shell(install.split("#")[0], fresh_install, tmp_path))
     assert code == 0, err
     commands = [line.split("  #")[0].strip() for line in lines]

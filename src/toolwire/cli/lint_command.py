@@ -16,6 +16,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from .._pip import extra_install
+
 if TYPE_CHECKING:  # the parser is built for every command: the rest loads when lint runs
     from ..lint import Finding, Listing
     from .targets import Target
@@ -27,7 +29,7 @@ OK, FAILED = 0, 1
 PROVIDERS = ("openai", "gemini", "anthropic")
 STRUCTURAL = (
     "toolwire lint: the schemas were checked structurally (type, properties, required, "
-    "items); for the JSON Schema 2020-12 meta-schema check: pip install 'toolwire[jsonschema]'"
+    "items); for the JSON Schema 2020-12 meta-schema check: "
 )
 JSON_HELP = (
     'the report as JSON: {"targets": [{"target", "server", "revision", "tools", "prompts"}], '
@@ -135,7 +137,7 @@ def command(options: argparse.Namespace) -> int:
     else:
         print(render(listings, providers, findings))
         if schema_check() == "structural":
-            print(STRUCTURAL, file=sys.stderr)
+            print(STRUCTURAL + extra_install("jsonschema"), file=sys.stderr)
     failing = findings if options.strict else errors(findings)
     return FAILED if failing else OK
 

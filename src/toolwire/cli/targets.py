@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._pip import extra_install
 from ..server.core import ServerCore
 
 # The importable module -> the extra that installs it.
@@ -76,10 +77,7 @@ def resolve(target: str | None, command: str | None, header_lines: list[str]) ->
 
 def missing_extra_message(module: str, what: str) -> str:
     extra = EXTRAS.get(module, module)
-    return (
-        f"{what} needs the {extra} extra ({module} is not installed): "
-        f"pip install 'toolwire[{extra}]'"
-    )
+    return f"{what} needs the {extra} extra ({module} is not installed): {extra_install(extra)}"
 
 
 def require_extra(module: str, what: str) -> None:
