@@ -24,13 +24,12 @@ the protocol.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import shlex
 import sys
 
 from .. import __version__
 from ..protocol.revisions import REVISIONS
-from .loading import LoadError, load_server, split_target
+from .loading import LoadError, RunCall, load, split_target
 
 __all__ = ["main"]
 
@@ -53,7 +52,9 @@ def _parser() -> argparse.ArgumentParser:
         "or no answer came within --timeout); 2 bad usage, a file that gives no server, a "
         "server that cannot be reached, an address run or proxy cannot listen on (a busy "
         "port: --port 0 picks a free one), or a missing optional part (the message names the "
-        "pip command that adds it).",
+        "pip command that adds it). What a server file prints, as it loads or in its tools, "
+        "goes to stderr under every command: stdout carries the command's output (or the "
+        "protocol) alone.",
     )
     parser.add_argument("--version", action="version", version=f"toolwire {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -62,7 +63,10 @@ def _parser() -> argparse.ArgumentParser:
         "run",
         help="serve FILE[:OBJECT] (stdio by default)",
         description="Serve the toolwire server in FILE over stdio (as MCP hosts start it) "
-        "or over Streamable HTTP.",
+        "or over Streamable HTTP. The file is imported, not run as a script: its "
+        "'if __name__ == \"__main__\":' block stays asleep, and a bare mcp.run() at its end "
+        "does not serve either; these options decide how the server is served (the call's "
+        "own arguments are not used, and a line on stderr names them).",
         formatter_class=HELP,
     )
     run.add_argument("target", metavar="FILE[:OBJECT]", help=TARGET_HELP)
@@ -270,25 +274,65 @@ def _dispatch(options: argparse.Namespace) -> int:
         from .proxy_command import command as proxy
 
         return proxy(options)
-    from .progress import spinner
+    if options.command == "run":
+        return _run(options)
+    return commands.usage_error(f"unknown command {options.command!r}")
 
-    quiet = options.command == "run"  # a stdio server's terminal belongs to the protocol
-    if quiet and options.transport == "stdio":
+
+def _run(options: argparse.Namespace) -> int:
+    """Serve the file's server as the options say, whatever its own ``run()`` call asks."""
+    from . import commands
+    from .user_output import to_stderr
+
+    if options.transport == "stdio":
         # before the user's file runs: what it prints goes to stderr, not to the client
         from ..transports.stdio_guard import hold_stdio, serving_file
 
         hold_stdio()
         serving_file(options.target)
     try:
-        with contextlib.nullcontext() if quiet else spinner(f"Loading {options.target}"):
-            server = load_server(options.target)
+        loaded = load(options.target)
     except LoadError as error:
         return commands.usage_error(str(error))
-    if options.command == "run":
+    if loaded.run_call is not None:
+        _note_run_arguments(loaded.run_call, options)
+    with to_stderr():  # over HTTP, what the tools print (stdio holds the streams already)
         return commands.run(
-            server, options.transport, options.host, options.port, options.path, options.log_level
+            loaded.server,
+            options.transport,
+            options.host,
+            options.port,
+            options.path,
+            options.log_level,
         )
-    return commands.usage_error(f"unknown command {options.command!r}")
+
+
+def _note_run_arguments(call: RunCall, options: argparse.Namespace) -> None:
+    """Name on stderr the arguments of the file's own ``run()`` call that the command line
+    overrides (it decides how to serve)."""
+
+    def http(transport: str) -> str:
+        return "http" if transport == "streamable-http" else transport
+
+    given = {
+        "transport": http(options.transport),
+        "host": options.host,
+        "port": options.port,
+        "path": options.path,
+        "log_level": options.log_level,
+    }
+    asked = {"transport": http(call.transport), **call.options}
+    if call.transport == "stdio":  # run()'s default: a bare mcp.run() asks for nothing
+        del asked["transport"]
+    unused = {key: value for key, value in asked.items() if given.get(key, object()) != value}
+    if unused:
+        shown = ", ".join(f"{key}={value!r}" for key, value in unused.items())
+        print(
+            f"toolwire: {call.where} calls run({shown}) as it loads; toolwire run does not "
+            f"use those arguments and serves {given['transport']} as its options say "
+            "(--transport, --host, --port, --path)",
+            file=sys.stderr,
+        )
 
 
 def _sort_call_words(options: argparse.Namespace, extra: list[str]) -> None:

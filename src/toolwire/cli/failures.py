@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import ClientError, Unauthorized
-from .targets import EXTRAS, missing_extra_message
+from .packages import EXTRAS, missing_extra_message
 
 
 def connection_message(error: BaseException, where: str | None) -> str | None:

@@ -2,8 +2,11 @@
 
 The file is imported under its own module name (never ``__main__``), so its
 ``if __name__ == "__main__": mcp.run()`` block stays asleep and the CLI decides how to serve.
-What goes wrong while importing it is turned into one readable line (a syntax error with its
-file and line, a missing package with the ``pip install`` that fixes it) instead of a traceback.
+A bare ``mcp.run()`` at the end of the file (no such guard) does not serve either: the
+import ends there, and the command gets that server (:mod:`toolwire.server.launch`).
+What the file prints while it loads goes to stderr (:mod:`.user_output`). What goes wrong
+while importing it is turned into one readable line (a syntax error with its file and line,
+a missing package with the ``pip install`` that fixes it) instead of a traceback.
 """
 
 from __future__ import annotations
@@ -11,16 +14,52 @@ from __future__ import annotations
 import importlib.util
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from ..server.core import ServerCore
+from ..server.launch import taken
+from .packages import missing_module_message
+from .user_output import to_stderr
 
 MODULE_NAME = "toolwire_user_server"
 
 
 class LoadError(Exception):
     """The file could not give a server; the message says why and what to do."""
+
+
+@dataclass
+class RunCall:
+    """The file called ``server.run(transport, **options)`` (at ``where``) as it loaded."""
+
+    server: ServerCore
+    transport: str
+    options: dict[str, Any]
+    where: str = ""
+
+
+@dataclass
+class Loaded:
+    """The server a command uses, and the file's own ``run()`` call if it made one."""
+
+    server: ServerCore
+    run_call: RunCall | None = None
+
+
+class _RunCalled(BaseException):
+    """Raised in place of serving; a BaseException, so the file's ``except Exception`` lets
+    it through and the import ends at the ``run()`` call."""
+
+    def __init__(self, call: RunCall) -> None:
+        super().__init__(call)
+        self.call = call
+
+
+def _take_run(server: Any, transport: str, options: dict[str, Any]) -> None:
+    raise _RunCalled(RunCall(server, transport, dict(options)))
 
 
 def split_target(target: str) -> tuple[Path, str | None]:
@@ -33,15 +72,23 @@ def split_target(target: str) -> tuple[Path, str | None]:
 
 def load_server(target: str) -> ServerCore:
     """The server named by ``target``: the only one in the file, or ``FILE:OBJECT``'s."""
+    return load(target).server
+
+
+def load(target: str) -> Loaded:
+    """The server named by ``target`` (the one whose ``run()`` the file calls, unless
+    ``:OBJECT`` names another), and that call."""
     path, name = split_target(target)
-    module = import_file(path)
+    module, call = import_file(path)
     found = _servers(module)
     if name is not None:
         value = getattr(module, name, None)
         if isinstance(value, ServerCore):
-            return value
+            return Loaded(value, call if call is not None and call.server is value else None)
         what = "is not a toolwire server" if hasattr(module, name) else "does not exist"
         raise LoadError(f"{path}: {name!r} {what}; servers in the file: {_names(found)}")
+    if call is not None:
+        return Loaded(call.server, call)
     if not found:
         raise LoadError(
             f"{path}: no toolwire server found; create one at module level, "
@@ -52,11 +99,12 @@ def load_server(target: str) -> ServerCore:
         raise LoadError(
             f"{path}: several servers found ({_names(found)}); pick one with {path}:{first}"
         )
-    return next(iter(found.values()))
+    return Loaded(next(iter(found.values())))
 
 
-def import_file(path: Path) -> ModuleType:
-    """Run the file as a module with its directory importable (as ``python FILE`` would)."""
+def import_file(path: Path) -> tuple[ModuleType, RunCall | None]:
+    """Run the file as a module with its directory importable (as ``python FILE`` would);
+    the module, and the ``run()`` call that ended the import if the file made one."""
     if not path.is_file():
         raise LoadError(f"{path}: no such file")
     path = path.resolve()
@@ -69,7 +117,11 @@ def import_file(path: Path) -> ModuleType:
         sys.path.insert(0, folder)
     sys.modules[MODULE_NAME] = module  # dataclasses and pydantic look the module up by name
     try:
-        spec.loader.exec_module(module)
+        with to_stderr(), taken(_take_run):
+            spec.loader.exec_module(module)
+    except _RunCalled as called:
+        called.call.where = _where(path, called)
+        return module, called.call
     except SyntaxError as error:
         sys.modules.pop(MODULE_NAME, None)
         raise LoadError(_syntax_message(error)) from None
@@ -79,7 +131,7 @@ def import_file(path: Path) -> ModuleType:
     except Exception as error:
         sys.modules.pop(MODULE_NAME, None)
         raise LoadError(_failure_message(path, error)) from None
-    return module
+    return module, None
 
 
 def _servers(module: ModuleType) -> dict[str, ServerCore]:
@@ -105,13 +157,16 @@ def _syntax_message(error: SyntaxError) -> str:
 
 def _import_message(path: Path, error: ImportError) -> str:
     if isinstance(error, ModuleNotFoundError) and error.name:
-        package = error.name.split(".")[0]
-        return f"{path}: missing dependency {package!r}: pip install {package}"
+        return f"{path}: {missing_module_message(error.name)}"
     return f"{path}: import failed: {error}"
 
 
 def _failure_message(path: Path, error: Exception) -> str:
     """The error and the innermost line of the user's file that led to it."""
+    return f"{_where(path, error)}: {type(error).__name__} while loading: {error}"
+
+
+def _where(path: Path, error: BaseException) -> str:
+    """``FILE:LINE`` of the innermost line of the user's file in the error's traceback."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == str(path)]
-    where = f"{path}:{frames[-1].lineno}" if frames else str(path)
-    return f"{where}: {type(error).__name__} while loading: {error}"
+    return f"{path}:{frames[-1].lineno}" if frames else str(path)

@@ -1,8 +1,9 @@
 """What ``inspect``, ``call`` and ``dev`` talk to: a toolwire file, a URL or a command.
 
-A file is imported here and reached in memory; a URL over Streamable HTTP (with the
-``--header`` lines given); ``--command "CMD ARGS"`` is started as a stdio subprocess. An
-optional part that is not installed is named with the ``pip install`` that adds it.
+A file is imported here and reached in memory (what its code prints meanwhile goes to
+stderr, :mod:`.user_output`); a URL over Streamable HTTP (with the ``--header`` lines
+given); ``--command "CMD ARGS"`` is started as a stdio subprocess. An optional part that is
+not installed is named with the ``pip install`` that adds it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._pip import extra_install
 from ..server.core import ServerCore
-
-# The importable module -> the extra that installs it.
-EXTRAS = {"uvicorn": "http", "httpx": "http", "jwt": "auth", "redis": "redis"}
+from .packages import missing_extra_message
+from .user_output import divert, restore
 
 
 class TargetError(Exception):
@@ -72,12 +71,33 @@ def resolve(target: str | None, command: str | None, header_lines: list[str]) ->
 
     with spinner(f"Loading {target}"):
         server = load_server(target)
-    return Target(server, server=server)
+    return Target(InProcess(server), server=server)
 
 
-def missing_extra_message(module: str, what: str) -> str:
-    extra = EXTRAS.get(module, module)
-    return f"{what} needs the {extra} extra ({module} is not installed): {extra_install(extra)}"
+class InProcess:
+    """A file's server as the in-memory target of a :class:`~toolwire.client.Client`: from
+    the start of its lifespan to the end, what the user's code prints goes to stderr."""
+
+    def __init__(self, server: ServerCore) -> None:
+        self.server = server
+        self.name = server.name
+
+    def connect(self, send: Any) -> Any:
+        return self.server.connect(send)
+
+    async def start(self) -> None:
+        divert()
+        try:
+            await self.server.start()
+        except BaseException:
+            restore()
+            raise
+
+    async def stop(self) -> None:
+        try:
+            await self.server.stop()
+        finally:
+            restore()
 
 
 def require_extra(module: str, what: str) -> None:

@@ -21,6 +21,7 @@ from ..protocol.revisions import FEATURES, REVISIONS, Features
 from .admission import CallGate, caller_key
 from .context import ClientLogHandler
 from .inputs import StateSigner
+from .launch import take
 from .methods import METHODS
 from .middleware import Handler, Middleware, run_chain
 from .registry import LIST_CHANGES as LIST_CHANGES
@@ -481,7 +482,9 @@ class ServerCore:
 
         ``SIGTERM`` or ``SIGINT`` stops either gracefully: no new requests, calls in flight
         get ``shutdown_grace`` seconds to answer, the rest are cancelled, the lifespan is
-        left, and ``run()`` returns."""
+        left, and ``run()`` returns. (Not while ``toolwire`` imports the file: see .launch.)"""
+        if take(self, transport, options):
+            return
         if transport == "stdio":
             from ..transports.stdio import run_stdio
 
@@ -579,6 +582,8 @@ class ServerCore:
 
     async def run_stdio_async(self, **options: Any) -> None:
         """Serve one client on stdin/stdout until stdin closes (or SIGTERM/SIGINT)."""
+        if take(self, "stdio", options):
+            return
         from ..transports.stdio import serve_stdio
 
         if self.max_message_bytes is not None:

@@ -94,14 +94,15 @@ def waiting_hint(protocol_in: int, name: str | None = None) -> None:
             return
     except OSError:
         return
-    script = sys.argv[0] if sys.argv and sys.argv[0].endswith(".py") else "FILE"
+    script = sys.argv[0] if sys.argv and sys.argv[0].endswith(".py") else None
     if _target is not None:
         script = _target
     who = f"MCP server {name!r}" if name else "This MCP server"
+    browser = f"; to try it in a browser: toolwire dev {script}" if script else ""
     with contextlib.suppress(Exception):
         sys.stderr.write(
             f"{who} is waiting for an MCP client on stdin (an MCP host starts it and speaks "
-            f"JSON-RPC); to try it in a browser: toolwire dev {script} (Ctrl+C stops it)\n"
+            f"JSON-RPC){browser} (Ctrl+C stops it)\n"
         )
         sys.stderr.flush()
 
