@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from test_http_legacy import TIMEOUT, Events, endpoint, text_of
+from toolwire.transports.http_limits import Streams
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -108,3 +109,20 @@ async def test_resuming_a_stream_nobody_reads_counts_toward_the_session_limit() 
                 assert text_of(grown.json()) == "grown"
                 note = await asyncio.wait_for(resumed.message(), TIMEOUT)
                 assert note["method"] == "notifications/tools/list_changed"
+
+
+async def test_readers_that_take_over_share_one_place_whatever_order_they_leave_in() -> None:
+    """Three readers of one stream, each taking over: one place is counted, the older ones
+    are told at once, and it is freed when the newest reader leaves; the older ones leaving
+    after it change nothing."""
+    streams = Streams(10, None, 1)
+    readers = [streams.opened("s", "a") for _ in range(3)]
+    told = [reader.__enter__() for reader in readers]
+    assert [future is not None and future.done() for future in told] == [True, True, False]
+    assert streams.open == 1 and streams.session_streams("s") == 1
+    assert streams.refusal("s") is not None  # the session's one place is taken
+    readers[2].__exit__(None, None, None)  # the newest leaves first
+    assert streams.open == 0 and streams.refusal("s") is None
+    for reader in readers[:2]:
+        reader.__exit__(None, None, None)
+    assert streams.open == 0 and streams.session_streams("s") == 0

@@ -134,7 +134,8 @@ class Streams:
         try:
             yield mine
         finally:
-            if self._readers.get(key, (None,))[0] is mine:  # not taken over: leave
+            held = self._readers.get(key)
+            if held is not None and held[0] is mine:  # not taken over: its place is freed
                 del self._readers[key]
                 self._uncount(client, session_id)
             if not mine.done():
