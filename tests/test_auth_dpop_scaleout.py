@@ -39,11 +39,14 @@ def holder() -> Holder:
 
 @pytest.fixture
 def token() -> str:
-    return secrets.token_urlsafe(24)
+    # One in 64 random tokens (and key thumbprints) starts with "-", as this one always does:
+    # it must reach the workers as a value, not be taken for an option.
+    return "-" + secrets.token_urlsafe(24)
 
 
 def workers(redis_url: str, token: str, jkt: str, *extra: str) -> Any:
-    args = ("--redis", redis_url, "--resource", RESOURCE, "--token", token, "--jkt", jkt, *extra)
+    bound = (f"--token={token}", f"--jkt={jkt}")  # name=value: "-..." is still a value
+    args = ("--redis", redis_url, "--resource", RESOURCE, *bound, *extra)
     return start_worker(SERVER, *args), start_worker(SERVER, *args)
 
 

@@ -110,7 +110,8 @@ class Answering:
         """Carry ``stream`` on an SSE response from event ``after`` on (``resumed``: no
         priming event again, even after the priming event itself), until it ends, the
         client leaves, another reader takes over or ``release`` fires."""
-        with self.streams.opened(session_id):
+        # One reader per stream of a session: a resumption takes it over, this response ends.
+        with self.streams.opened(session_id, stream.id if session_id else None) as mine:
             headers = [
                 (b"content-type", b"text/event-stream"),
                 (b"cache-control", b"no-cache"),
@@ -125,8 +126,6 @@ class Answering:
                     await self.store.flush()  # its id resumes it through any worker
                 primer = priming(stream.event_id(0), self.retry_ms)
                 await send({"type": "http.response.body", "body": primer, "more_body": True})
-            # One reader per stream: a resumption takes it over, this response then ends.
-            mine = self.streams.reader(session_id, stream.id) if session_id else None
             if release is None and resumable:
                 release = stream.carried()
             follower = Follower(stream, receive, mine, release, after=after)
@@ -159,7 +158,5 @@ class Answering:
                 follower.close()
                 if release is not None:
                     stream.dropped(release)
-                if mine is not None and session_id:
-                    self.streams.left(session_id, stream.id, mine)
             with contextlib.suppress(Exception):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})

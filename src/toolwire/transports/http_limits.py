@@ -6,11 +6,12 @@ the ASGI server take it from ``X-Forwarded-For``, as uvicorn does for trusted pr
 
 * **Streams.** At most ``max_streams`` SSE streams are open at once (then 503), at most
   ``max_client_streams`` of them for one client and ``max_session_streams`` for one
-  session (then 429). A stream has one reader: a resumption (``Last-Event-ID``) of a
-  stream someone is reading takes it over, and the older response ends, so reconnecting
-  after a connection the server has not yet seen die works, while reading one stream
-  many times over does not multiply anything. A request that accepts JSON as well gets a
-  JSON answer when no stream is free (what belongs to it goes to the GET stream).
+  session (then 429); a resumed stream counts like any other. A stream has one reader: a
+  resumption (``Last-Event-ID``) of a stream someone is reading takes it over, in its
+  place in the counts, and the older response ends, so reconnecting after a connection
+  the server has not yet seen die works even at a limit, while reading one stream many
+  times over holds one stream. A request that accepts JSON as well gets a JSON answer
+  when no stream is free (what belongs to it goes to the GET stream).
 * **Sessions.** At most ``max_sessions`` legacy sessions are kept, ``max_client_sessions``
   of them for one client. A new one past a limit evicts the least recently used *idle*
   session (no stream open, no call in flight) of that client, or of anyone when the total
@@ -77,7 +78,8 @@ class Streams:
         self.open = 0
         self.by_client: dict[str, int] = {}
         self.by_session: dict[str, int] = {}
-        self._readers: dict[tuple[str, str], asyncio.Future[None]] = {}
+        # (session, stream) -> its reader's future and the client its place is counted for
+        self._readers: dict[tuple[str, str], tuple[asyncio.Future[None], str]] = {}
 
     def refusal(self, session_id: str | None, mid: str | int | None = None) -> Rejection | None:
         """Why one more stream may not open now (None: it may)."""
@@ -102,8 +104,44 @@ class Streams:
         return self.by_session.get(session_id, 0)
 
     @contextlib.contextmanager
-    def opened(self, session_id: str | None) -> Iterator[None]:
-        """Count one stream while the block runs; raises the refusal if none may open."""
+    def opened(
+        self, session_id: str | None, stream_id: str | None = None
+    ) -> Iterator[asyncio.Future[None] | None]:
+        """Count one stream while the block runs; raises the refusal if none may open.
+
+        With a session and a ``stream_id`` (a stream ``Last-Event-ID`` may resume) the block
+        is that stream's one reader: it yields a future that is done once another reader
+        took over. A reader that takes over takes the older one's place in the counts too,
+        so it is never refused and adds nothing: a client reconnecting before the server
+        saw its old connection die is served, and resuming one stream a thousand times
+        holds one stream."""
+        if session_id is None or stream_id is None:
+            client = self._count(session_id)
+            try:
+                yield None
+            finally:
+                self._uncount(client, session_id)
+            return
+        key = (session_id, stream_id)
+        held = self._readers.get(key)
+        if held is None:
+            client = self._count(session_id)
+        else:  # its place is ours; the older response ends
+            previous, client = held
+            previous.set_result(None)
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._readers[key] = (mine, client)
+        try:
+            yield mine
+        finally:
+            held = self._readers.get(key)
+            if held is not None and held[0] is mine:  # not taken over: its place is freed
+                del self._readers[key]
+                self._uncount(client, session_id)
+            if not mine.done():
+                mine.cancel()
+
+    def _count(self, session_id: str | None) -> str:
         refused = self.refusal(session_id)
         if refused is not None:
             raise refused
@@ -112,31 +150,13 @@ class Streams:
         self.by_client[client] = self.by_client.get(client, 0) + 1
         if session_id is not None:
             self.by_session[session_id] = self.by_session.get(session_id, 0) + 1
-        try:
-            yield
-        finally:
-            self.open -= 1
-            _decrement(self.by_client, client)
-            if session_id is not None:
-                _decrement(self.by_session, session_id)
+        return client
 
-    def reader(self, session_id: str, stream_id: str) -> asyncio.Future[None]:
-        """Become the one reader of a stream: the future is done once another took over
-        (the previous reader's future is set now)."""
-        key = (session_id, stream_id)
-        previous = self._readers.get(key)
-        if previous is not None and not previous.done():
-            previous.set_result(None)
-        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._readers[key] = mine
-        return mine
-
-    def left(self, session_id: str, stream_id: str, mine: asyncio.Future[None]) -> None:
-        key = (session_id, stream_id)
-        if self._readers.get(key) is mine:
-            del self._readers[key]
-        if not mine.done():
-            mine.cancel()
+    def _uncount(self, client: str, session_id: str | None) -> None:
+        self.open -= 1
+        _decrement(self.by_client, client)
+        if session_id is not None:
+            _decrement(self.by_session, session_id)
 
 
 def _decrement(counts: dict[str, int], key: str) -> None:
