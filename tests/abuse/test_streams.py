@@ -48,6 +48,9 @@ BOTH = "application/json, text/event-stream"
 SERVER = Path(__file__).resolve().parents[1] / "servers" / "abuse_streams_worker.py"
 TIMEOUT = 10.0  # seconds for any one read
 QUICK = 2.0  # seconds within which a refusal must come (the broken behaviour: 5-45 s)
+# A new connection per request: a call here stays silent for PAUSE, about uvicorn's 5 s
+# keep-alive timeout, so a pooled connection could be reused just as the worker closes it.
+FRESH = httpx.Limits(max_keepalive_connections=0)
 PAUSE = 5.5  # seconds a call stays silent before its result: past redis-py's socket timeout
 FOLLOW = 6.0  # the workers' follow_timeout: longer than redis-py's 5 s socket timeout
 JSON = dict[str, Any]
@@ -318,7 +321,7 @@ async def test_a_slow_call_resumed_on_the_other_worker_gets_every_event_and_its_
     A still runs the call: B serves the rest from the shared log, then what A appends, up to
     the result, which comes after a pause longer than redis-py's 5 s socket timeout."""
     with own_redis() as redis, workers(redis) as (a, b):
-        async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with httpx.AsyncClient(timeout=TIMEOUT, limits=FRESH) as http:
             peer = Peer(http, a.url)
             await peer.initialize()
             rss_before = rss_mib(b.pid)
@@ -355,7 +358,7 @@ async def test_a_resumed_stream_of_a_killed_worker_ends_with_an_error_in_bound()
     stream replays what was sent, then ends with a JSON-RPC error for the request within the
     store's ``follow_timeout`` (which is longer than redis-py's socket timeout)."""
     with own_redis() as redis, workers(redis) as (a, b):
-        async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with httpx.AsyncClient(timeout=TIMEOUT, limits=FRESH) as http:
             peer = Peer(http, a.url)
             await peer.initialize()
             rss_before = rss_mib(b.pid)
@@ -407,7 +410,7 @@ async def test_a_bogus_last_event_id_is_refused_at_once(in_redis: bool) -> None:
     with contextlib.ExitStack() as stack:
         redis = stack.enter_context(own_redis()) if in_redis else None
         (worker,) = stack.enter_context(workers(redis, 1))
-        async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with httpx.AsyncClient(timeout=TIMEOUT, limits=FRESH) as http:
             peer = Peer(http, worker.url)
             await peer.initialize()
             message = peer.call("steps", token="t", n=2, delay=60)
@@ -465,7 +468,7 @@ async def test_redis_frozen_or_stopped_gives_503_and_the_worker_recovers() -> No
     JSON-RPC error and Retry-After within a short bound, no traceback, the worker stays up
     and serves again once Redis is back (SIGCONT; a restart on the same port)."""
     with own_redis() as redis, workers(redis, 1) as (worker,):
-        async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with httpx.AsyncClient(timeout=TIMEOUT, limits=FRESH) as http:
             peer = Peer(http, worker.url)
             modern = Peer(http, worker.url, MODERN)
             await peer.initialize()
@@ -538,7 +541,7 @@ async def test_sigterm_answers_cut_calls_with_an_error_never_a_bare_500(revision
     try:
         url = await url_of(process, seen)
         rss_before = rss_mib(process.pid)
-        async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with httpx.AsyncClient(timeout=TIMEOUT, limits=FRESH) as http:
             peer = Peer(http, url, revision)
             if revision != MODERN:
                 await peer.initialize()
