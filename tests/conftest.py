@@ -1,4 +1,5 @@
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,12 @@ _LEFT_BEHIND = pytest.StashKey[list[str]]()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RUN_MARK] = leftovers.mark_run()
+    # A suite started in the background by a shell without job control (a CI script's `&`)
+    # inherits SIGINT ignored, and every server it starts would too: toolwire leaves an
+    # ignored signal alone, as nohup asks. The tests send SIGINT as a terminal's Ctrl+C does,
+    # to servers that have it at its default; a handled signal is reset to it at exec.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(trylast=True)  # after the fixtures' teardown (pytest's own sessionfinish)
