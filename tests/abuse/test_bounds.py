@@ -48,6 +48,9 @@ BATCHES = "2025-03-26"
 LEGACY = "2025-11-25"
 TIMEOUT = 10.0
 OTHER = "127.0.0.3"  # the ordinary client's own loopback address: another client
+# Pooled connections idle this long are not reused: uvicorn closes an idle one at 5 s, and
+# a request sent on it just then fails ("Server disconnected without sending a response").
+POOL = httpx.Limits(keepalive_expiry=2.0)
 SLOW_S = 3.0  # an ordinary call slower than this during an abuse is a failure (loaded CI)
 JSON = dict[str, Any]
 
@@ -168,10 +171,10 @@ class Ordinary:
         self.latencies: list[float] = []
         self.errors: list[str] = []
         self.http = httpx.AsyncClient(
-            timeout=TIMEOUT, transport=httpx.AsyncHTTPTransport(local_address=OTHER)
+            timeout=TIMEOUT, limits=POOL, transport=httpx.AsyncHTTPTransport(local_address=OTHER)
         )
         self._sync = httpx.Client(
-            timeout=TIMEOUT, transport=httpx.HTTPTransport(local_address=OTHER)
+            timeout=TIMEOUT, limits=POOL, transport=httpx.HTTPTransport(local_address=OTHER)
         )
 
     def once(self) -> None:
@@ -283,7 +286,10 @@ async def test_batch_amplification_is_refused_at_once() -> None:
     once: each is refused whole before anything runs, memory stays flat and the ordinary
     client is served as usual; an attacker that waits sees 400 with a -32600 error."""
     with worker() as server:
-        async with ordinary(server.url) as other, httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with (
+            ordinary(server.url) as other,
+            httpx.AsyncClient(timeout=TIMEOUT, limits=POOL) as http,
+        ):
             session = await Legacy(http, server.url, BATCHES).open()
             body = work_batch(40_000, 50)
             assert len(body) < 4 * 1024 * 1024
@@ -316,7 +322,7 @@ async def test_the_calls_of_a_batch_whose_sender_left_are_cancelled() -> None:
     """A batch is answered by one JSON body, which nothing can resume: when its sender
     hangs up, the calls still running are cancelled rather than run to completion."""
     with worker() as server:
-        async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with httpx.AsyncClient(timeout=TIMEOUT, limits=POOL) as http:
             session = await Legacy(http, server.url, BATCHES).open()
             await send_and_leave(server.url, session.headers, work_batch(50, 60_000))
             tally = await counts(session, 50)
@@ -345,8 +351,8 @@ async def test_calls_in_flight_per_session_are_bounded() -> None:
     with worker(*(f"server:{option}" for option in options)) as server:
         async with (
             ordinary(server.url) as other,
-            httpx.AsyncClient(timeout=TIMEOUT) as http,
-            httpx.AsyncClient(timeout=TIMEOUT, transport=elsewhere) as observing,
+            httpx.AsyncClient(timeout=TIMEOUT, limits=POOL) as http,
+            httpx.AsyncClient(timeout=TIMEOUT, limits=POOL, transport=elsewhere) as observing,
         ):
             session = await Legacy(http, server.url, BATCHES).open()
             observer = await Legacy(observing, server.url, BATCHES).open()
@@ -431,7 +437,7 @@ async def test_one_client_cannot_take_every_stream() -> None:
     ``max_client_streams``). The server-wide limit is never reached: another client
     still gets its GET stream and an SSE answer."""
     limits = ("max_streams=60", "max_client_streams=20")
-    many = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
+    many = httpx.Limits(max_connections=1000, max_keepalive_connections=100, keepalive_expiry=2.0)
     with worker(*limits) as server:
         async with (
             ordinary(server.url) as other,
@@ -530,7 +536,7 @@ async def initialize_many(url: str, address: str, count: int) -> list[str]:
     checker = WireChecker(LEGACY)
     ids: list[str] = []
     transport = httpx.AsyncHTTPTransport(local_address=address)
-    async with httpx.AsyncClient(timeout=TIMEOUT, transport=transport) as http:
+    async with httpx.AsyncClient(timeout=TIMEOUT, limits=POOL, transport=transport) as http:
 
         async def some(n: int) -> None:
             for _ in range(n):
@@ -552,9 +558,11 @@ async def test_sessions_are_bounded_and_idle_ones_evicted() -> None:
     with worker("max_sessions=150") as server:
         async with (
             ordinary(server.url) as other,
-            httpx.AsyncClient(timeout=TIMEOUT) as http,
+            httpx.AsyncClient(timeout=TIMEOUT, limits=POOL) as http,
             httpx.AsyncClient(
-                timeout=TIMEOUT, transport=httpx.AsyncHTTPTransport(local_address=OTHER)
+                timeout=TIMEOUT,
+                limits=POOL,
+                transport=httpx.AsyncHTTPTransport(local_address=OTHER),
             ) as their_http,
         ):
             theirs = await Legacy(their_http, server.url).open()
@@ -612,7 +620,7 @@ async def test_sessions_are_bounded_and_idle_ones_evicted() -> None:
 async def test_a_client_whose_sessions_are_all_busy_is_told_to_retry() -> None:
     """Past ``max_client_sessions`` with no idle session to evict, an initialize is
     refused: 429, Retry-After and a -31429 error; another client is served."""
-    many = httpx.Limits(max_connections=100)
+    many = httpx.Limits(max_connections=100, keepalive_expiry=2.0)
     with worker("max_client_sessions=3") as server:
         async with (
             ordinary(server.url) as other,
@@ -660,7 +668,10 @@ async def test_workers_sharing_redis_end_the_sessions_they_evict() -> None:
     answer 404 through every worker; the flood's newest sessions and another client's
     session in use go on through either worker."""
     with start_redis() as redis, worker(redis=redis) as a, worker(redis=redis) as b:
-        async with ordinary(b.url) as other, httpx.AsyncClient(timeout=TIMEOUT) as http:
+        async with (
+            ordinary(b.url) as other,
+            httpx.AsyncClient(timeout=TIMEOUT, limits=POOL) as http,
+        ):
             theirs = await Legacy(other.http, a.url).open()
             rss_before = rss_mib(a.pid)
             async with other.meanwhile():
