@@ -10,13 +10,19 @@ import pytest
 # Test helpers (mcp_spec, wire) import each other as top-level modules.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import leftovers  # found through the path above
+# found through the path above
+from interop import peers
+
+import leftovers
 
 _RUN_MARK = pytest.StashKey[str]()
 _LEFT_BEHIND = pytest.StashKey[list[str]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "peers(*names): registry packages the test runs (tests/interop/peers.py)"
+    )
     config.stash[_RUN_MARK] = leftovers.mark_run()
     # A suite started in the background by a shell without job control (a CI script's `&`)
     # inherits SIGINT ignored, and every server it starts would too: toolwire leaves an
@@ -24,6 +30,19 @@ def pytest_configure(config: pytest.Config) -> None:
     # to servers that have it at its default; a handled signal is reset to it at exec.
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Install the peers the collected tests name, before the first test: no test's timeout
+    pays for a download."""
+    if session.config.option.collectonly:
+        return
+    names = {
+        name for item in session.items for mark in item.iter_markers("peers") for name in mark.args
+    }
+    if names:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        peers.provision(names, reporter.write_line if reporter else print)
 
 
 @pytest.hookimpl(trylast=True)  # after the fixtures' teardown (pytest's own sessionfinish)

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from interop.npm import npm_package
+from interop import peers
 from toolwire import Client, Context, Host, RegistrationError, Server, ServerError
 from toolwire.client.host import UnknownToolError
 from toolwire.server.apps import MIME_TYPE, UI
@@ -22,18 +22,17 @@ from toolwire.server.apps import MIME_TYPE, UI
 from http_server import example_over
 from wire import EXAMPLES, checked_client
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.peers("npm-ext-apps")]
 
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
 EXAMPLE = EXAMPLES / "checklist_app.py"
 VIEW = "ui://checklist/view"
 RENDERS = {UI: {"mimeTypes": [MIME_TYPE]}}
-EXT_APPS = "2.0.4"
 
 
 def ext_apps_schema(name: str) -> dict[str, Any]:
     """A definition of the ext-apps package's JSON Schema, usable on its own."""
-    _, folder = npm_package("npm-ext-apps", "@modelcontextprotocol/ext-apps", EXT_APPS)
+    _, folder = peers.ext_apps()
     schema = json.loads((folder / "dist" / "src" / "generated" / "schema.json").read_text())
     return {**schema["$defs"][name], "$defs": schema["$defs"]}
 

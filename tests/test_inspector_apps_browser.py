@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from interop.npm import npm_package
+from interop import peers
 
 from browser import VIEWPORT, WAIT_MS, fresh_page, require_playwright
 from inspector_process import Inspector, start_inspector
@@ -28,7 +28,6 @@ require_playwright()  # skips the module without it, fails on CI
 from playwright.sync_api import FrameLocator, Page, expect  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
-EXT_APPS = "2.0.4"
 MODERN = "2026-07-28"
 # The console errors of the fetch the view's policy blocks, on purpose.
 BLOCKED = (
@@ -36,13 +35,13 @@ BLOCKED = (
     "Refused to connect because it violates the document's Content Security Policy",
 )
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.peers("npm-ext-apps")]
 
 
 def probe_html() -> str:
     """The probe view: the official App class (its self-contained build, inlined: a view may
     load no script from elsewhere) and the probe's script."""
-    _, folder = npm_package("npm-ext-apps", "@modelcontextprotocol/ext-apps", EXT_APPS)
+    _, folder = peers.ext_apps()
     bundle = (folder / "dist" / "src" / "app-with-deps.js").read_text()
     exported = re.search(r"export\{[^}]*\b(\w+) as App\b", bundle)
     assert exported, "the App class is not exported by app-with-deps.js"

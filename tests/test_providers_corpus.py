@@ -26,9 +26,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import schema_corpus
-from interop.fastmcp_venv import fastmcp_tasks_python
-from interop.npm import npm_package
-from interop.provider_sdks import provider_sdks_python
+from interop import peers
 from toolwire import Server
 from toolwire.client import CallResult
 from toolwire.client.host_exports import to_gemini_content
@@ -38,10 +36,12 @@ from wire import EXAMPLES, checked_client
 
 HERE = Path(__file__).parent
 DOCS = HERE.parent / "docs" / "tools.md"
-EVERYTHING = "2026.8.31"  # the version tests/interop/test_client_vs_everything.py uses
 SDK_TIMEOUT = 300
 # The first run installs the providers' SDKs, FastMCP and server-everything (minutes at most).
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [
+    pytest.mark.timeout(900),
+    pytest.mark.peers("npm-everything", "provider-sdks", "fastmcp-tasks"),
+]
 
 Entry = tuple[str, str, str, dict[str, Any]]  # (source, tool name, description, input schema)
 
@@ -92,9 +92,7 @@ async def _everything_tools(command: list[str]) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def corpus() -> list[Entry]:
-    node, folder = npm_package(
-        "npm-everything", "@modelcontextprotocol/server-everything", EVERYTHING
-    )
+    node, folder = peers.everything()
     command = [node, str(folder / "dist" / "index.js"), "stdio"]
     tools = asyncio.run(asyncio.wait_for(_everything_tools(command), 60))
     everything = [
@@ -107,7 +105,7 @@ def corpus() -> list[Entry]:
 def run_sdk_checks(job: dict[str, Any]) -> dict[str, Any]:
     """The verdicts of tests/interop/provider_sdk_check.py, run by the SDKs' interpreter."""
     done = subprocess.run(
-        [provider_sdks_python(), str(HERE / "interop" / "provider_sdk_check.py")],
+        [peers.provider_sdks(), str(HERE / "interop" / "provider_sdk_check.py")],
         input=json.dumps(job),
         capture_output=True,
         text=True,
@@ -188,7 +186,7 @@ def _flagged(corpus: list[Entry], case_id: str) -> bool:
 def framework_schemas() -> dict[str, dict[str, Any]]:
     """{framework: {tool: published input schema or {"error": ...}}}, toolwire's included."""
     done = subprocess.run(
-        [fastmcp_tasks_python(), str(HERE / "interop" / "framework_schemas.py")],
+        [peers.fastmcp_tasks(), str(HERE / "interop" / "framework_schemas.py")],
         capture_output=True,
         text=True,
         timeout=SDK_TIMEOUT,

@@ -1,4 +1,4 @@
-"""Run by the interpreter of the FastMCP virtualenv (tests/interop/fastmcp_venv.py): publish the
+"""Run by the interpreter of the FastMCP virtualenv (tests/interop/peers.py): publish the
 functions of tests/schema_corpus.py with the official SDK's ``MCPServer`` and with FastMCP,
 and print {framework: {tool name: input schema, or {"error": why it was refused}}} as JSON."""
 

@@ -1,4 +1,4 @@
-"""Run by the interpreter of the provider SDKs' virtualenv (tests/interop/provider_sdks.py):
+"""Run by the interpreter of the provider SDKs' virtualenv (tests/interop/peers.py):
 check tool schemas with the providers' own packages, offline.
 
 stdin: {"cases": [{"id", "provider", "kind": "export" | "published", "name", "description",

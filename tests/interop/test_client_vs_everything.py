@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from interop.npm import npm_package
+from interop import peers
 from toolwire import Client
 
-VERSION = "2026.8.31"
+pytestmark = pytest.mark.peers("npm-everything")
 
 
 @pytest.fixture(scope="module")
 def everything() -> list[str]:
-    node, folder = npm_package("npm-everything", "@modelcontextprotocol/server-everything", VERSION)
+    node, folder = peers.everything()
     return [node, str(folder / "dist" / "index.js"), "stdio"]
 
 

@@ -14,16 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from interop.npm import npm_package
-from interop.pip_venv import pip_venv
-from interop.test_ts_sdk_client import VERSION as TS_SDK_VERSION
+from interop import peers
 
 from wire import checked_client
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.peers("npm-ts-sdk", "mcp-sdk-1")]
 
 HERE = Path(__file__).parent
-PYTHON_SDK_1 = "1.30.0"
 TIMEOUT = 20.0
 
 
@@ -44,15 +41,13 @@ def listening(command: list[str]) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def typescript_sdk_server() -> Iterator[str]:
-    node, sdk = npm_package("npm-ts-sdk", "@modelcontextprotocol/sdk", TS_SDK_VERSION)
+    node, sdk = peers.ts_sdk()
     yield from listening([node, str(HERE / "ts_http_server.mjs"), str(sdk)])
 
 
 @pytest.fixture(scope="module")
 def python_sdk_server() -> Iterator[str]:
-    check = "import importlib.metadata as m; print(m.version('mcp'))"
-    python = pip_venv("mcp-sdk-1", {"mcp": PYTHON_SDK_1}, check, "the Python SDK 1.x peer")
-    yield from listening([python, str(HERE / "sdk1_http_server.py")])
+    yield from listening([peers.python_sdk_1(), str(HERE / "sdk1_http_server.py")])
 
 
 async def _connect_and_add(url: str) -> None:

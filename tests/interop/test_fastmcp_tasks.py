@@ -15,7 +15,7 @@ against their core definitions: ``result`` as a ``CallToolResult``, ``inputReque
 ``InputRequests``, and the ``inputResponses`` of ``tasks/update`` as ``InputResponses``.
 
 The add-on is installed from PyPI into ``.venv/fastmcp-tasks`` on first use
-(:mod:`interop.fastmcp_venv`); it is never a dependency of toolwire.
+(:func:`interop.peers.fastmcp_tasks`); it is never a dependency of toolwire.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from interop.fastmcp_venv import fastmcp_tasks_python
+from interop import peers
 from interop.test_ts_sdk_client import Tap, Tapped
 from test_tasks import TASK_OPTIONS, TASKS, jobs_server
 from toolwire import Client, ClientError
@@ -37,7 +37,7 @@ from http_server import serve_http
 from mcp_spec import WireChecker, validate_definition
 from services import start_redis, start_worker
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.peers("fastmcp-tasks")]
 
 MODERN = "2026-07-28"
 HERE = Path(__file__).resolve().parent
@@ -47,7 +47,7 @@ STATUSES = {"working", "input_required", "completed", "failed", "cancelled"}
 
 @pytest.fixture(scope="module")
 def python() -> str:
-    return fastmcp_tasks_python()
+    return peers.fastmcp_tasks()
 
 
 def check_task_parts(message: Any) -> None:

@@ -17,8 +17,7 @@ from mcp import Client, types
 from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 
-from interop.npm import npm_package
-from interop.test_client_vs_everything import VERSION
+from interop import peers
 from toolwire import Server
 
 from http_server import serve_http
@@ -27,7 +26,7 @@ ERAS = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 TEST_TIMEOUT = 45.0
 REQUEST_TIMEOUT = 20.0
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.peers("npm-everything")]
 
 
 class Proxy:
@@ -44,7 +43,7 @@ class Proxy:
 
 @pytest.fixture(scope="module")
 def everything() -> list[str]:
-    node, folder = npm_package("npm-everything", "@modelcontextprotocol/server-everything", VERSION)
+    node, folder = peers.everything()
     return [node, str(folder / "dist" / "index.js"), "stdio"]
 
 

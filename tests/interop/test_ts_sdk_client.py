@@ -24,23 +24,22 @@ from typing import Any
 import orjson
 import pytest
 
-from interop.npm import VENV, npm_package
+from interop import peers
 from toolwire import Context, Server
 
 from http_server import serve_http
 from mcp_spec import WireChecker
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.peers("npm-ts-sdk")]
 
-VERSION = "1.32.2"
 HERE = Path(__file__).resolve().parent
-SDK = VENV / "npm-ts-sdk" / "node_modules" / "@modelcontextprotocol" / "sdk"
+SDK = peers.VENV / "npm-ts-sdk" / "node_modules" / "@modelcontextprotocol" / "sdk"
 SCRIPT = HERE / "ts_client.mjs"
 
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    return npm_package("npm-ts-sdk", "@modelcontextprotocol/sdk", VERSION)[0]
+    return peers.ts_sdk()[0]
 
 
 class Tap:
