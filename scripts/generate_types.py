@@ -157,6 +157,12 @@ INLINE = {
     "RootsListChangedNotification.params": "NotificationParams",
     "ToolListChangedNotification.params": "NotificationParams",
 }
+# Names that are an object in some revisions and a union in others: the model the object
+# is one shape of (the union holds it).
+OBJECT_AS = {
+    "EnumSchema": "LegacyTitledEnumSchema",  # 2025-06-18's enum with enumNames
+    "JSONRPCResponse": "JSONRPCResultResponse",  # a success response before 2025-11-25
+}
 # Aliases written by hand (recursive JSON values are plain Python values).
 FIXED_ALIASES = {
     "JSONValue": "Any",
@@ -208,17 +214,32 @@ class Generator:
 
     # ------------------------------------------------------------------ collecting
     def collect(self) -> None:
+        unions = {
+            name
+            for rev in REVISIONS
+            for name, schema in self.defs[rev].items()
+            if self.flatten(rev, schema) is None
+        }
+        twins: dict[tuple[str, str], str] = {}
         for rev in REVISIONS:
             for name, schema in self.defs[rev].items():
                 self.revisions.setdefault(name, []).append(rev)
                 flat = self.flatten(rev, schema)
-                if flat is not None:
+                if flat is None:
+                    continue
+                twin = self.twin(rev, name, flat) if name in unions else None
+                if twin:  # a union of one member, written out: the member it is
+                    twins[rev, name] = twin
+                elif name in unions and name in OBJECT_AS:  # one shape the union has later
+                    twins[rev, name] = OBJECT_AS[name]
+                    self.model(OBJECT_AS[name]).add(rev, flat)
+                else:
                     self.model(name).add(rev, flat)
         for rev in REVISIONS:
             for name, schema in self.defs[rev].items():
                 if name in self.models or name in FIXED_ALIASES:
                     continue
-                expr = self.type_of(rev, schema, name)
+                expr = twins.get((rev, name)) or self.type_of(rev, schema, name)
                 found = self.aliases.setdefault(name, [])
                 if expr not in found:
                     found.append(expr)
@@ -227,6 +248,17 @@ class Generator:
         for rev in REVISIONS:
             for name, schema in self.defs[rev].items():
                 self.walk_inline(rev, name, schema)
+
+    def twin(self, rev: str, name: str, schema: dict[str, Any]) -> str | None:
+        """Another definition of ``rev`` with the same shape as ``schema``, if any."""
+
+        def shape(value: dict[str, Any]) -> dict[str, Any]:
+            return {k: v for k, v in value.items() if k != "description"}
+
+        for other, candidate in self.defs[rev].items():
+            if other != name and shape(candidate) == shape(schema):
+                return other
+        return None
 
     def model(self, name: str) -> Model:
         return self.models.setdefault(name, Model(name))
@@ -484,7 +516,7 @@ class Generator:
         revs = sorted({rev for rev, _ in model.variants})
         lines = [f"class {model.name}(MCPModel):"]
         lines += docstring(model.description, revs, "    ")
-        if any(s.get("additionalProperties") for _, s in model.variants):
+        if any(s.get("additionalProperties") not in (None, False) for _, s in model.variants):
             lines.append("    __toolwire_open__ = True")
         lines.append("")
         for py, wire, expr, default in self.fields(model):

@@ -96,6 +96,8 @@ class NotificationParams(MCPModel):
 
     Revisions: every revision."""
 
+    __toolwire_open__ = True
+
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
@@ -146,6 +148,8 @@ class RequestParams(MCPModel):
 
     Revisions: every revision."""
 
+    __toolwire_open__ = True
+
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
@@ -153,6 +157,8 @@ class Result(MCPModel):
     """Common result fields.
 
     Revisions: every revision."""
+
+    __toolwire_open__ = True
 
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
     result_type: str | None = Field(default=None, alias="resultType")

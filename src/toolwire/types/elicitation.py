@@ -89,31 +89,23 @@ class ElicitationCompleteNotification(MCPModel):
 class ElicitationRequiredErrorData(MCPModel):
     """Revisions: 2025-11-25."""
 
+    __toolwire_open__ = True
+
     elicitations: list[ElicitRequestURLParams]
-
-
-class EnumSchema(MCPModel):
-    """Revisions: 2025-06-18."""
-
-    description: str | None = None
-    enum: list[str]
-    enum_names: list[str] | None = Field(default=None, alias="enumNames")
-    title: str | None = None
-    type: Literal["string"] = "string"
 
 
 class LegacyTitledEnumSchema(MCPModel):
     """Use TitledSingleSelectEnumSchema instead. This interface will be removed in a future
     version.
 
-    Revisions: 2025-11-25 on."""
+    Revisions: 2025-06-18 on."""
 
-    default: str | None = None
     description: str | None = None
     enum: list[str]
     enum_names: list[str] | None = Field(default=None, alias="enumNames")
     title: str | None = None
     type: Literal["string"] = "string"
+    default: str | None = None
 
 
 class NumberSchema(MCPModel):
@@ -194,6 +186,15 @@ class UntitledSingleSelectEnumSchema(MCPModel):
 ElicitRequestParams = ElicitRequestURLParams | ElicitRequestFormParams
 """The parameters for a request to elicit additional information from the user via the client.
 (2025-11-25 on)"""
+
+EnumSchema = (
+    LegacyTitledEnumSchema
+    | UntitledSingleSelectEnumSchema
+    | TitledSingleSelectEnumSchema
+    | UntitledMultiSelectEnumSchema
+    | TitledMultiSelectEnumSchema
+)
+"""(2025-06-18 on)"""
 
 MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema
 """(2025-11-25 on)"""

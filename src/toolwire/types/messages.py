@@ -20,9 +20,9 @@ from .completion import CompleteRequest, CompleteResult
 from .elicitation import ElicitationCompleteNotification, ElicitRequest, ElicitResult
 from .lifecycle import (
     CancelledNotification,
-    CancelledNotificationParams,
     DiscoverRequest,
     DiscoverResult,
+    InitializedNotification,
     InitializeRequest,
     InitializeResult,
     LoggingMessageNotification,
@@ -52,7 +52,12 @@ from .resources import (
     SubscribeRequest,
     UnsubscribeRequest,
 )
-from .roots import InputRequiredResult, ListRootsRequest, ListRootsResult
+from .roots import (
+    InputRequiredResult,
+    ListRootsRequest,
+    ListRootsResult,
+    RootsListChangedNotification,
+)
 from .sampling import CreateMessageRequest, CreateMessageResult
 from .tasks import (
     CancelTaskRequest,
@@ -75,17 +80,6 @@ class CallToolResultResponse(MCPModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
     result: InputRequiredResult | CallToolResult
-
-
-class ClientNotification(MCPModel):
-    """This notification is sent by the client to indicate that it is cancelling a request it
-    previously issued.
-
-    Revisions: 2026-07-28 on."""
-
-    jsonrpc: Literal["2.0"] = "2.0"
-    method: Literal["notifications/cancelled"] = "notifications/cancelled"
-    params: CancelledNotificationParams
 
 
 class CompleteResultResponse(MCPModel):
@@ -214,20 +208,10 @@ class JSONRPCRequest(MCPModel):
     params: dict[str, Any] | None = None
 
 
-class JSONRPCResponse(MCPModel):
-    """A successful (non-error) response to a request.
-
-    Revisions: 2024-11-05, 2025-03-26, 2025-06-18."""
-
-    id: RequestId
-    jsonrpc: Literal["2.0"] = "2.0"
-    result: Result
-
-
 class JSONRPCResultResponse(MCPModel):
     """A successful (non-error) response to a request.
 
-    Revisions: 2025-11-25 on."""
+    Revisions: every revision."""
 
     id: RequestId
     jsonrpc: Literal["2.0"] = "2.0"
@@ -359,6 +343,16 @@ class UnsupportedProtocolVersionErrorData(MCPModel):
     supported: list[str]
 
 
+ClientNotification = (
+    CancelledNotification
+    | InitializedNotification
+    | ProgressNotification
+    | RootsListChangedNotification
+    | TaskStatusNotification
+)
+"""This notification is sent by the client to indicate that it is cancelling a request it
+previously issued. (every revision)"""
+
 ClientRequest = (
     InitializeRequest
     | PingRequest
@@ -397,6 +391,9 @@ ClientResult = (
 JSONRPCBatchRequest = list[JSONRPCRequest | JSONRPCNotification]
 """A JSON-RPC batch request, as described in https://www.jsonrpc.org/specification#batch.
 (2025-03-26)"""
+
+JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse
+"""A response to a request, containing either the result or error. (every revision)"""
 
 JSONRPCBatchResponse = list[JSONRPCResponse | JSONRPCError]
 """A JSON-RPC batch response, as described in https://www.jsonrpc.org/specification#batch.

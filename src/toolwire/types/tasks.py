@@ -77,6 +77,8 @@ class GetTaskPayloadResult(MCPModel):
 
     Revisions: 2025-11-25."""
 
+    __toolwire_open__ = True
+
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
