@@ -465,8 +465,6 @@ class Generator:
                 f"{REVISIONS[0]} to {REVISIONS[-1]}; do not edit.",
                 '"""',
                 "",
-                "from __future__ import annotations",
-                "",
                 "from typing import Any, Literal",
                 "",
                 "from pydantic import Field",
@@ -486,13 +484,21 @@ class Generator:
                     lines.append(f"from .{module} import (")
                     lines += [f"    {r}," for r in refs]
                     lines.append(")")
+            # Annotations are evaluated as the classes are made (quicker to import than
+            # strings): each definition comes after the ones it uses; a reference to one
+            # still to come (a cycle) is written as a string, resolved on first use.
             body: list[str] = []
-            for name in [n for n in names if n in self.models]:
-                body += ["", "", *self.render_model(self.models[name])]
-            aliases = [n for n in names if n not in self.models]
-            local = set(aliases)
-            for name in topo(aliases, lambda n, local=local: self.references(n) & local):
-                body += ["", *self.render_alias(name)]
+            local = set(names)
+            done: set[str] = set()
+            for name in topo(names, lambda n, local=local: self.references(n) & local):
+                later = (self.references(name) & local) - done
+                if name in self.models:
+                    body += ["", "", *self.render_model(self.models[name], later | {name})]
+                else:
+                    if later:
+                        raise ValueError(f"alias {name} uses {later} before they are defined")
+                    body += ["", *self.render_alias(name)]
+                done.add(name)
             defined = sorted(names)
             body += ["", "__all__ = [", *[f"    {n!r}," for n in defined], "]"]
             text = "\n".join(lines + body) + "\n"
@@ -512,7 +518,7 @@ class Generator:
     def defaults(self, names: list[str]) -> list[str]:
         return [d for n in names if n in self.models for *_, d in self.fields(self.models[n])]
 
-    def render_model(self, model: Model) -> list[str]:
+    def render_model(self, model: Model, later: set[str]) -> list[str]:
         revs = sorted({rev for rev, _ in model.variants})
         lines = [f"class {model.name}(MCPModel):"]
         lines += docstring(model.description, revs, "    ")
@@ -520,6 +526,8 @@ class Generator:
             lines.append("    __toolwire_open__ = True")
         lines.append("")
         for py, wire, expr, default in self.fields(model):
+            if set(re.findall(r"\w+", expr)) & later:
+                expr = f'"{expr}"'
             if default.startswith("Field("):
                 value = f" = {default}"
             elif py != wire:

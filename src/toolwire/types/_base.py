@@ -1,8 +1,6 @@
 """The base of every model in :mod:`toolwire.types`: two spellings in, the wire's out, no
 unknown field."""
 
-from __future__ import annotations
-
 import difflib
 from typing import Any, ClassVar
 
