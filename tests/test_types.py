@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import AnyUrl, FileUrl, TypeAdapter, ValidationError
 
 from toolwire import Server, types
 
@@ -181,6 +181,14 @@ def test_sdk_2_style_code_keeps_its_data() -> None:
         "outputSchema": {"type": "object"},
         "icons": [{"src": "https://example.com/w.svg", "mimeType": "image/svg+xml"}],
     }
+
+
+def test_url_objects_of_sdk_1_code_stand_for_their_text() -> None:
+    resource = types.Resource(uri=FileUrl("file:///notes/a.txt"), name="a")
+    assert resource.uri == "file:///notes/a.txt"
+    assert resource.to_wire() == {"uri": "file:///notes/a.txt", "name": "a"}
+    link = types.ResourceLink(uri=AnyUrl("https://example.com/a"), name="a")
+    assert link.to_wire()["uri"] == "https://example.com/a"
 
 
 # ------------------------------------------------------------------ strict

@@ -4,7 +4,11 @@ unknown field."""
 import difflib
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, model_validator
+from pydantic import AnyUrl, BaseModel, ConfigDict, ValidationInfo, model_validator
+from pydantic_core import Url
+
+# URL objects (1.x code writes ``uri=FileUrl("file:///a.txt")``) stand for their text.
+_URLS = (AnyUrl, Url)
 
 # The validation context key that marks a message received from a peer (see ``from_wire``).
 PEER = "toolwire.peer"
@@ -49,10 +53,14 @@ class MCPModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _toolwire_known_fields(cls, data: Any, info: ValidationInfo) -> Any:
-        if isinstance(data, dict) and not cls.__toolwire_open__:
+        if not isinstance(data, dict):
+            return data
+        if not cls.__toolwire_open__:
             unknown = [key for key in data if key not in cls.__toolwire_names__]
             if unknown and not (info.context and info.context.get(PEER)):
                 raise ValueError(cls._toolwire_unknown(unknown[0]))
+        if any(isinstance(value, _URLS) for value in data.values()):
+            data = {k: str(v) if isinstance(v, _URLS) else v for k, v in data.items()}
         return data
 
     @classmethod
