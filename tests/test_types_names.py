@@ -126,6 +126,18 @@ def test_the_generated_modules_match_the_schemas() -> None:
     assert generated == set(files) - {"__init__.py"}
 
 
+def test_the_generator_is_clean_code_too() -> None:
+    for args in (["check"], ["format", "--check"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "ruff", *args, "scripts"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_no_types_module_is_a_god_file() -> None:
     for path in (ROOT / "src" / "toolwire" / "types").glob("*.py"):
         assert len(path.read_text().splitlines()) < 600, path.name
