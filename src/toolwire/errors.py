@@ -49,24 +49,33 @@ class RPCError(ToolwireError):
 
 class McpError(RPCError):
     """The official SDK's ``McpError`` (1.x: ``McpError(ErrorData(code=..., message=...))``)
-    and ``MCPError`` (2.x: ``MCPError(code, message, data=None)``): raised in a handler, it
+    and ``MCPError`` (2.x: ``MCPError(code=..., message=..., data=None)``, or positional): raised in a handler, it
     becomes that JSON-RPC error. ``error`` is the ``ErrorData`` given (or one made of the
     three values): ``exc.error.code``, ``exc.error.message``, ``exc.error.data``."""
 
-    def __init__(self, error: Any, message: str | None = None, data: Any = None) -> None:
+    def __init__(
+        self,
+        error: Any = None,
+        message: str | None = None,
+        data: Any = None,
+        *,
+        code: int | None = None,
+    ) -> None:
+        if code is not None and error is None:
+            error = code
         if isinstance(error, int) and not isinstance(error, bool):
             if message is None:
                 raise TypeError("MCPError(code, message, data=None) needs a message")
             error = ErrorData(error, message, data)
         elif isinstance(error, dict):
             error = ErrorData(error.get("code"), error.get("message"), error.get("data"))  # type: ignore[arg-type]
-        code: Any = getattr(error, "code", None)
-        if not isinstance(code, int) or not isinstance(getattr(error, "message", None), str):
+        found: Any = getattr(error, "code", None)
+        if not isinstance(found, int) or not isinstance(getattr(error, "message", None), str):
             raise TypeError(
                 "McpError takes an ErrorData (McpError(ErrorData(code=-32602, message=...))) "
                 f"or a code and a message (McpError(-32602, '...')), not {error!r}"
             )
-        super().__init__(code, error.message, getattr(error, "data", None))
+        super().__init__(found, error.message, getattr(error, "data", None))
         self.error = error
 
     def __str__(self) -> str:

@@ -38,8 +38,11 @@ declared only when its handlers are registered.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from ..content import content_block, text_result, to_json_text
 from ..errors import McpError, RPCError
@@ -68,7 +71,7 @@ from .request import Request
 from .session import ServerConnection
 
 F = TypeVar("F", bound=Callable[..., Any])
-LifespanT = TypeVar("LifespanT")
+LifespanT = TypeVar("LifespanT", default=Any)
 
 # The methods whose handlers see server.request_context / their ctx.
 _SCOPED = (
@@ -117,6 +120,14 @@ def _block(item: Any) -> JSON:
     return block if block is not None else {"type": "text", "text": to_json_text(item)}
 
 
+def _indented(value: JSON) -> str:
+    """Structured content as the text block beside it: indented JSON, as the SDK writes it."""
+    try:
+        return json.dumps(value, indent=2)
+    except (TypeError, ValueError):  # what only toolwire's encoder knows (dates, models, ...)
+        return to_json_text(value)
+
+
 def to_call_result(value: Any) -> JSON:
     """A handler's return value as a ``tools/call`` result."""
     if hasattr(value, "to_wire") and hasattr(value, "isError"):
@@ -124,10 +135,7 @@ def to_call_result(value: Any) -> JSON:
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], dict):
         return {"content": [_block(item) for item in value[0]], "structuredContent": value[1]}
     if isinstance(value, dict):
-        return {
-            "content": [{"type": "text", "text": to_json_text(value)}],
-            "structuredContent": value,
-        }
+        return {"content": [{"type": "text", "text": _indented(value)}], "structuredContent": value}
     if isinstance(value, (list, tuple)):
         return {"content": [_block(item) for item in value]}
     if value is None:

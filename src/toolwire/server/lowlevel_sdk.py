@@ -18,14 +18,16 @@ import difflib
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from .context import Context
 from .request import JSON, Request
 from .session import ServerConnection
 
-LifespanT = TypeVar("LifespanT")
-RequestT = TypeVar("RequestT")
+LifespanT = TypeVar("LifespanT", default=dict[str, Any])
+RequestT = TypeVar("RequestT", default=Any)
 
 _scope: contextvars.ContextVar[tuple[ServerConnection, Request] | None] = contextvars.ContextVar(
     "toolwire_lowlevel_request", default=None
