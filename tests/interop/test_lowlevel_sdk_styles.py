@@ -6,7 +6,8 @@ boilerplate with ``InitializationOptions``) and ``servers/sdk2_lowlevel.py`` (SD
 ``Server(name, on_*=...)`` handlers given a ``ServerRequestContext``, ``Server[AppContext]``)
 each run twice over stdio: as they are on their own framework (the SDK 1.x in the virtualenv
 ``interop/test_client_vs_official_http.py`` uses, the SDK 2.x of the test environment), and
-as a copy whose imports :func:`on_toolwire` rewrote. The official client (``mcp.Client``)
+as a copy whose imports :func:`on_toolwire` rewrote; the 2.x server over Streamable HTTP too
+(its ``streamable_http_app()`` under uvicorn on 127.0.0.1). The official client (``mcp.Client``)
 lists and calls every tool, resource, template, prompt and completion on both; the outcomes
 (results, or JSON-RPC errors) must be equal, and every message toolwire sends is checked
 against the schema of the negotiated revision.
@@ -14,12 +15,15 @@ against the schema of the negotiated revision.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
+import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import IO, Any
 
 import anyio
@@ -30,7 +34,9 @@ from mcp.shared.message import SessionMessage
 
 from interop.pip_venv import pip_venv
 from interop.test_client_vs_official_http import PYTHON_SDK_1
+from interop.test_ts_sdk_client import Tap, Tapped
 
+from http_server import serve_http
 from mcp_spec import WireChecker
 
 pytestmark = pytest.mark.timeout(120)
@@ -154,10 +160,13 @@ async def exercise(client: Client) -> dict[str, Any]:
     return seen
 
 
-async def drive(command: list[str], stderr: IO[str], mode: str, checked: bool) -> dict[str, Any]:
-    checker = WireChecker() if checked else None
+async def drive(target: Any, stderr: IO[str], mode: str, checked: bool) -> dict[str, Any]:
+    """What the official client sees of the server ``target`` (a command, over stdio; or
+    the URL of a server over Streamable HTTP, checked by whoever serves it)."""
+    checker = WireChecker() if checked and isinstance(target, list) else None
+    transport = stdio(target, stderr, checker) if isinstance(target, list) else target
     with anyio.fail_after(TIMEOUT):
-        async with Client(stdio(command, stderr, checker), mode=mode) as client:
+        async with Client(transport, mode=mode) as client:
             seen = await exercise(client)
             seen["protocol"] = client.protocol_version
     if checker is not None:
@@ -229,6 +238,50 @@ async def test_sdk2_lowlevel_server_runs_the_same_on_toolwire(
         expected = await drive(original, stderr, mode, checked=False)
         check_seen(expected, "sdk2")
         assert await drive(migrated, stderr, mode, checked=True) == expected, mode
+
+
+@contextmanager
+def listening(command: list[str], stderr: IO[str]) -> Iterator[str]:
+    """Start ``command``; yield the URL it prints once it listens; stop it afterwards."""
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(SRC_DIR)}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, env=env, text=True)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), url
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(15)
+
+
+def load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_sdk2_lowlevel_server_over_http_runs_the_same_on_toolwire(
+    tmp_path: Path, stderr: IO[str]
+) -> None:
+    """The SDK's server as it is in a process of its own; the migrated copy served in this
+    one, so a tap checks every message it sends against the schema."""
+    migrated = load(toolwire_copy("sdk2_lowlevel.py", tmp_path))
+    with listening([sys.executable, str(SERVERS / "sdk2_lowlevel.py"), "http"], stderr) as url:
+        expected = {mode: await drive(url, stderr, mode, False) for mode in ("legacy", "auto")}
+    for mode in ("legacy", "auto"):
+        check_seen(expected[mode], "sdk2")
+        tap = Tap()
+        with serve_http(Tapped(migrated.server, tap)) as url:
+            seen = await drive(url, stderr, mode, True)
+        assert tap.server_messages > 10 and not tap.problems, tap.problems
+        assert seen == expected[mode], mode
 
 
 def test_the_substitution_changes_only_import_lines() -> None:

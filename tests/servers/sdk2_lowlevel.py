@@ -163,10 +163,23 @@ async def run() -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def serve_http() -> None:
+    """``streamable_http_app()`` under uvicorn on 127.0.0.1, on a port of the system's
+    choosing; the URL is printed once the socket listens."""
+    import socket
+
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    print(f"http://127.0.0.1:{sock.getsockname()[1]}/mcp", flush=True)
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["http"]:
-        import uvicorn
-
-        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[2]))
+        serve_http()
     else:
         anyio.run(run)
