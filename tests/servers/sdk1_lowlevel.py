@@ -13,6 +13,7 @@ from typing import Any
 import mcp.server.stdio
 import mcp.types as types
 from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import McpError
 from mcp.types import ErrorData
@@ -42,6 +43,7 @@ class Database:
 
 @asynccontextmanager
 async def lifespan(_server: Server) -> AsyncIterator[dict[str, Any]]:
+    print("Database connected")  # as the SDK's examples do: stdout is the protocol's
     yield {"db": Database()}
 
 
@@ -93,10 +95,12 @@ async def list_resource_templates() -> list[types.ResourceTemplate]:
 
 
 @server.read_resource()
-async def read_resource(uri: Any) -> str:
+async def read_resource(uri: Any) -> Any:
     name = str(uri).removeprefix("file:///").removesuffix(".txt")
     if name not in NOTES:
         raise McpError(ErrorData(code=-32602, message=f"Unknown resource: {uri}"))
+    if name == "farewell":
+        return [ReadResourceContents(content=NOTES[name], mime_type="text/plain")]
     return NOTES[name]
 
 

@@ -56,6 +56,7 @@ class AppContext(TypedDict):
 
 @asynccontextmanager
 async def lifespan(_server: "Server[AppContext]") -> AsyncIterator[AppContext]:
+    print("Database connected")  # as the SDK's examples do: stdout is the protocol's
     yield {"db": Database()}
 
 

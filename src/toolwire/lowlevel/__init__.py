@@ -3,7 +3,8 @@ official SDK's two styles (``@server.call_tool()`` decorators, or ``Server(name,
 on_call_tool=...)`` handlers given a :class:`ServerRequestContext`).
 
 Also here under the SDK's names (``mcp.server.lowlevel``, ``mcp.server.models``,
-``mcp.server``): :class:`NotificationOptions`, :class:`InitializationOptions`; and
+``mcp.server``, ``mcp.server.lowlevel.helper_types``): :class:`NotificationOptions`,
+:class:`InitializationOptions`, :class:`ReadResourceContents`; and
 ``toolwire.lowlevel.stdio.stdio_server`` for ``mcp.server.stdio``.
 """
 
@@ -12,6 +13,7 @@ from ..server.lowlevel import Server
 from ..server.lowlevel_sdk import (
     InitializationOptions,
     NotificationOptions,
+    ReadResourceContents,
     ServerRequestContext,
     StreamableHTTPSessionManager,
 )
@@ -23,6 +25,7 @@ __all__ = [
     "InitializationOptions",
     "McpError",
     "NotificationOptions",
+    "ReadResourceContents",
     "RequestContext",
     "Server",
     "ServerRequestContext",

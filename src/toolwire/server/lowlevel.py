@@ -274,8 +274,11 @@ class Server(PrimitiveHandlers, Generic[LifespanT]):
         raise_exceptions: bool = False,
         stateless: bool = False,
     ) -> None:
+        from ..transports.stdio_guard import held_stdio  # stdio only: not for HTTP servers
+
         initialization(self, initialization_options)
-        await self.run_stdio_async()
+        with held_stdio():  # before the lifespan, whose print() must not reach the client
+            await self.run_stdio_async()
 
     def rename(self, name: str, version: str) -> None:
         """Tell clients another name and version (the SDK's ``InitializationOptions``)."""

@@ -18,6 +18,7 @@ import difflib
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
@@ -198,6 +199,16 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
         )
 
 
+@dataclass
+class ReadResourceContents:
+    """The SDK's ``ReadResourceContents`` (``mcp.server.lowlevel.helper_types``): what a
+    1.x ``read_resource`` handler may return, one or a list of them."""
+
+    content: str | bytes
+    mime_type: str | None = None
+    meta: dict[str, Any] | None = None
+
+
 class NotificationOptions:
     """The SDK's ``NotificationOptions``. toolwire declares ``listChanged`` for every list
     it serves, so the three flags change nothing."""
@@ -287,6 +298,7 @@ __all__ = [
     "InitializationOptions",
     "NotificationOptions",
     "Params",
+    "ReadResourceContents",
     "ServerRequestContext",
     "StreamableHTTPSessionManager",
     "current_scope",
