@@ -213,3 +213,26 @@ def test_params_read_like_the_sdk_models() -> None:
     assert params.arguments is None and params.cursor is None
     with pytest.raises(AttributeError, match="no field 'nme'"):
         _ = params.nme
+
+
+async def test_a_1x_list_handler_taking_the_request_pages_itself() -> None:
+    server = Server("paged-1x")
+    names = ["a", "b", "c"]
+
+    @server.list_tools()
+    async def list_tools(request: Any) -> dict[str, Any]:
+        assert request.method == "tools/list"
+        start = int(request.params.cursor or 0)
+        tools = [types.Tool(name=name, inputSchema={"type": "object"}) for name in names]
+        after = str(start + 2) if start + 2 < len(names) else None
+        return {"tools": tools[start : start + 2], "nextCursor": after}
+
+    @server.list_resources()
+    async def list_resources(request: Any) -> list[dict[str, str]]:
+        return [{"uri": "note://a", "name": "a"}]
+
+    with anyio.fail_after(TIMEOUT):
+        async with checked_client(server, "2025-11-25") as client:
+            assert [tool["name"] for tool in await client.list_tools()] == names
+            assert [r["uri"] for r in await client.list_resources()] == ["note://a"]
+            assert "resources" in client.server_capabilities

@@ -38,6 +38,7 @@ declared only when its handlers are registered.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Generic
@@ -60,6 +61,7 @@ from .lowlevel_primitives import (
 from .lowlevel_sdk import (
     InitializationOptions,
     NotificationOptions,
+    Params,
     ServerRequestContext,
     StdioStream,
     current_scope,
@@ -197,13 +199,49 @@ class Server(PrimitiveHandlers, Generic[LifespanT]):
     # ------------------------------------------------------------ the 1.x decorators
 
     def list_tools(self) -> Callable[[F], F]:
-        """Decorate the handler that returns the tools (``types.Tool`` objects or dicts)."""
+        """Decorate the handler that returns the tools (``types.Tool`` objects or dicts);
+        one taking the request (``request.params.cursor``) pages itself, as in the SDK."""
 
         def register(fn: F) -> F:
-            self._list_handler = fn
+            if not self._paged("tools/list", fn):
+                self._list_handler = fn
             return fn
 
         return register
+
+    def list_resources(self) -> Callable[[F], F]:
+        return self._list_decorator("resources/list", super().list_resources())
+
+    def list_resource_templates(self) -> Callable[[F], F]:
+        return self._list_decorator("resources/templates/list", super().list_resource_templates())
+
+    def list_prompts(self) -> Callable[[F], F]:
+        return self._list_decorator("prompts/list", super().list_prompts())
+
+    def _list_decorator(self, method: str, plain: Callable[[F], F]) -> Callable[[F], F]:
+        def register(fn: F) -> F:
+            plain(fn)  # declares the capability; a paged handler answers the list itself
+            self._paged(method, fn)
+            return fn
+
+        return register
+
+    def _paged(self, method: str, fn: Callable[..., Any]) -> bool:
+        """Whether ``fn`` takes the request (the SDK 1.x's paged list handlers): then it is
+        called with one whose ``params.cursor`` is the client's, and its ``nextCursor``
+        goes to the client."""
+        try:
+            takes = len(inspect.signature(fn).parameters) >= 1
+        except (TypeError, ValueError):
+            takes = False
+        if takes:
+
+            @functools.wraps(fn)
+            def paged(ctx: Any, params: Params) -> Any:
+                return fn(Params(method=method, params=params))
+
+            self._v2[method] = paged
+        return takes
 
     def call_tool(self, *, validate_input: bool = True) -> Callable[[F], F]:
         """Decorate the handler called as ``handler(name, arguments)`` for each ``tools/call``
