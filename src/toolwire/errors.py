@@ -2,6 +2,8 @@
 
 ToolwireError                 base of everything toolwire raises on purpose
 ├── RPCError                  a JSON-RPC error: becomes an error response (code, message, data)
+│   └── McpError              the official SDK's name: ``McpError(ErrorData(code=, message=))``
+│                             (1.x) or ``MCPError(code, message, data)`` (2.x)
 ├── ToolError                 raised by a tool: its text becomes an ``isError`` result, verbatim
 │   ├── PathNotAllowed        a path outside a SafePath's directory (toolwire.safety)
 │   └── CommandNotAllowed     a command a CommandPolicy refuses (toolwire.safety)
@@ -43,6 +45,57 @@ class RPCError(ToolwireError):
         if self.data is not None:
             error["data"] = self.data
         return error
+
+
+class McpError(RPCError):
+    """The official SDK's ``McpError`` (1.x: ``McpError(ErrorData(code=..., message=...))``)
+    and ``MCPError`` (2.x: ``MCPError(code=..., message=..., data=None)``, or positional): raised in a handler, it
+    becomes that JSON-RPC error. ``error`` is the ``ErrorData`` given (or one made of the
+    three values): ``exc.error.code``, ``exc.error.message``, ``exc.error.data``."""
+
+    def __init__(
+        self,
+        error: Any = None,
+        message: str | None = None,
+        data: Any = None,
+        *,
+        code: int | None = None,
+    ) -> None:
+        if code is not None and error is None:
+            error = code
+        if isinstance(error, int) and not isinstance(error, bool):
+            if message is None:
+                raise TypeError("MCPError(code, message, data=None) needs a message")
+            error = ErrorData(error, message, data)
+        elif isinstance(error, dict):
+            error = ErrorData(error.get("code"), error.get("message"), error.get("data"))  # type: ignore[arg-type]
+        found: Any = getattr(error, "code", None)
+        if not isinstance(found, int) or not isinstance(getattr(error, "message", None), str):
+            raise TypeError(
+                "McpError takes an ErrorData (McpError(ErrorData(code=-32602, message=...))) "
+                f"or a code and a message (McpError(-32602, '...')), not {error!r}"
+            )
+        super().__init__(found, error.message, getattr(error, "data", None))
+        self.error = error
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ErrorData:
+    """A JSON-RPC error's ``code``, ``message`` and ``data``: the SDK's ``ErrorData``, as
+    :class:`McpError` takes it (``McpError(ErrorData(code=-32602, message="..."))``)."""
+
+    __slots__ = ("code", "data", "message")
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        self.code, self.message, self.data = code, message, data
+
+    def __repr__(self) -> str:
+        return f"ErrorData(code={self.code!r}, message={self.message!r}, data={self.data!r})"
+
+
+MCPError = McpError
 
 
 class ToolError(ToolwireError):
