@@ -8,20 +8,16 @@ client over stdio, every message checked against the negotiated revision's schem
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import anyio
-import mcp_types
 import pytest
 from mcp import Client as OfficialClient
-from mcp.shared.message import SessionMessage
+
+from interop.tapped_stdio import tapped_stdio
 
 from mcp_spec import WireChecker
 
@@ -137,55 +133,6 @@ SERVERS = {
 }
 
 
-# --- the official client over a tapped stdio pipe ----------------------------------------------
-
-
-@contextlib.asynccontextmanager
-async def tapped_stdio(script: Path, checker: WireChecker) -> AsyncIterator[Any]:
-    """A transport for the official ``Client``: ``python script`` over stdio, each raw line
-    both ways given to ``checker``."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    process = await anyio.open_process([sys.executable, str(script)], env=env)
-    assert process.stdout is not None and process.stdin is not None
-    stdout, stdin = process.stdout, process.stdin
-    to_client, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](32)
-    to_server, from_client = anyio.create_memory_object_stream[SessionMessage](32)
-
-    async def read() -> None:
-        buffer = b""
-        async with to_client:
-            async for chunk in stdout:
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    if line.strip():
-                        checker.server_sent(line)
-                        message = mcp_types.jsonrpc_message_adapter.validate_json(line)
-                        await to_client.send(SessionMessage(message))
-
-    async def write() -> None:
-        async with from_client:
-            async for item in from_client:
-                data = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode()
-                checker.client_sent(data)
-                await stdin.send(data + b"\n")
-
-    try:
-        async with anyio.create_task_group() as group:
-            group.start_soon(read)
-            group.start_soon(write)
-            yield from_server, to_server
-            await to_server.aclose()
-            await stdin.aclose()
-            with anyio.fail_after(10):
-                await process.wait()
-            group.cancel_scope.cancel()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-
-
 @pytest.mark.parametrize("style", sorted(SERVERS))
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_migrated_decorator_server_answers_the_official_client(
@@ -201,7 +148,7 @@ async def test_a_migrated_decorator_server_answers_the_official_client(
 
     checker = WireChecker()
     with anyio.fail_after(45):
-        async with OfficialClient(tapped_stdio(server, checker), mode=mode) as client:
+        async with OfficialClient(tapped_stdio([str(server)], checker), mode=mode) as client:
             expected = "2025-11-25" if mode == "legacy" else "2026-07-28"
             assert client.protocol_version == expected
             names = [tool.name for tool in (await client.list_tools()).tools]
@@ -217,6 +164,7 @@ async def test_a_migrated_decorator_server_answers_the_official_client(
                 refused = await client.call_tool("square", {"side": -1})
                 assert refused.is_error
                 assert refused.content[0].text == "a side is not negative"
+    checker.close()
     assert checker.checked > 4
 
 
