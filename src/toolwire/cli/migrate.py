@@ -91,16 +91,20 @@ class Targets:
         return self._modules[module]
 
     def has(self, module: str, name: str, listed: bool) -> bool:
-        """``module`` offers ``name``: a public name (in ``__all__`` when it has one), or,
-        for a name the table lists itself, a submodule too."""
+        """``module`` offers ``name``: in its ``__all__``, or one of toolwire's own classes
+        and functions there; for a name the table lists itself, any attribute or submodule."""
         found = self.load(module)
         if found is None:
             return False
-        exported = getattr(found, "__all__", None)
-        if not listed and exported is not None:
-            return name in exported
+        if name in getattr(found, "__all__", ()):
+            return True
         if hasattr(found, name):
-            return listed or not isinstance(getattr(found, name), ModuleType)
+            value = getattr(found, name)
+            if listed:
+                return True
+            # one of toolwire's own (a class, a function), not a submodule or an import
+            own = str(getattr(value, "__module__", "")).split(".")[0] == "toolwire"
+            return own and not isinstance(value, ModuleType)
         return listed and self.load(f"{module}.{name}") is not None
 
     def move(self, module: str, name: str) -> _Move | str:

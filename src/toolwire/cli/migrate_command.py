@@ -11,12 +11,9 @@ be read or parsed (the others are still migrated).
 from __future__ import annotations
 
 import argparse
-import difflib
-import io
 import os
 import re
 import sys
-import tokenize
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +71,9 @@ def python_files(path: Path) -> list[Path]:
 
 def command(options: argparse.Namespace) -> int:
     """Migrate every file; returns the exit code."""
+    import io
+    import tokenize
+
     from .migrate import Targets, migrate
 
     targets = Targets()
@@ -121,6 +121,8 @@ def _imports(count: int) -> str:
 
 
 def _print_diff(shown: str, old: str, new: str) -> None:
+    import difflib
+
     lines = difflib.unified_diff(
         _LINES.findall(old),
         _LINES.findall(new),

@@ -19,6 +19,7 @@ TITLES = {
     "from-the-official-mcp-sdk": "SDK",
     "the-low-level-server": "low level",
     "clients": "clients",
+    "the-sdks-server-options": "server options",
     "from-the-standalone-fastmcp-package": "FastMCP",
 }
 

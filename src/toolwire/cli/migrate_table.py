@@ -19,6 +19,7 @@ from __future__ import annotations
 SDK = "from-the-official-mcp-sdk"
 LOWLEVEL = "the-low-level-server"
 CLIENTS = "clients"
+OPTIONS = "the-sdks-server-options"
 FASTMCP = "from-the-standalone-fastmcp-package"
 
 CLIENT_SESSION = (
@@ -27,6 +28,11 @@ CLIENT_SESSION = (
 )
 CLIENT_STDIO = 'toolwire.Client(["python", "server.py"]) starts the command and speaks stdio'
 CLIENT_HTTP = 'toolwire.Client("http://host/mcp") speaks Streamable HTTP'
+SDK_AUTH = (
+    "toolwire takes the SDK's AuthSettings(...) with token_verifier= and calls the verifier "
+    "as the SDK does: keep this import, or use toolwire.auth (ResourceServer, JWTVerifier)"
+)
+ACCESS_TOKEN = "a Context parameter's ctx.access_token holds the verified token's claims"
 NO_SSE = (
     "the HTTP+SSE transport is deprecated in the protocol; toolwire speaks Streamable HTTP: "
     'run(transport="streamable-http"), Client(url)'
@@ -84,6 +90,10 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("mcp.client.streamable_http", "*", "", "", CLIENTS, CLIENT_HTTP),
     ("mcp.client.sse", "*", "", "", CLIENTS, NO_SSE),
     ("mcp.server.sse", "*", "", "", SDK, NO_SSE),
+    # authorization
+    ("mcp.server.auth.settings", "*", "", "", OPTIONS, SDK_AUTH),
+    ("mcp.server.auth.provider", "*", "", "", OPTIONS, SDK_AUTH),
+    ("mcp.server.auth.middleware.auth_context", "*", "", "", OPTIONS, ACCESS_TOKEN),
     # FastMCP 2 and 3
     ("fastmcp", "FastMCP", "toolwire", "Server", FASTMCP, ""),
     ("fastmcp", "*", "toolwire", "", FASTMCP, ""),
@@ -91,6 +101,7 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("fastmcp.server", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.server.server", "FastMCP", "toolwire", "Server", FASTMCP, ""),
     ("fastmcp.server.context", "*", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.server.dependencies", "get_access_token", "", "", FASTMCP, ACCESS_TOKEN),
     ("fastmcp.server.dependencies", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.dependencies", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.exceptions", "*", "toolwire", "", FASTMCP, ""),
