@@ -4,7 +4,8 @@ turned into toolwire's, as :mod:`toolwire.cli.migrate_table` says, and nothing e
 Only import statements change, each in place (``ast`` gives their positions): comments,
 formatting and line endings elsewhere stay byte for byte. A ``from`` import whose names all
 move to one toolwire module keeps its own layout (parentheses, comments, trailing comma); one
-whose names go to several modules, or stay where they were, becomes one statement per module.
+whose names go to several modules, or stay where they were, becomes one statement per module
+(the comments inside it go on lines of their own above).
 A name toolwire has no counterpart for stays imported from where it was and is reported with
 the reason, as is each attribute use of a plain ``import mcp...`` (``mcp.types.Tool``), which
 no import rewrite can move. Relative imports are never touched.
