@@ -61,9 +61,12 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
 
     Unknown arguments: a call with an argument name the tool has no parameter for (``nite``
     for ``night``) gets an ``isError`` result naming it, with the closest parameter name, so
-    the model can correct itself; ``unknown_arguments="ignore"`` drops such names instead
-    (also a tool option). A tool with ``**kwargs`` receives them, and one with its own
-    ``input_schema`` follows that schema's ``additionalProperties``.
+    the model can correct itself; ``unknown_arguments="ignore"`` drops such names instead,
+    except one close to a parameter's name (a likely typo, still refused), and
+    ``"ignore-all"`` drops them all (also a tool option). A name that starts with ``_``
+    (``_meta``, which some clients put among the arguments) is never an argument: it is
+    dropped. A tool with ``**kwargs`` receives them, and one with its own ``input_schema``
+    follows that schema's ``additionalProperties``.
 
     Bounded work: ``max_concurrent_calls`` (256) calls run at once, the rest wait; each
     caller (the authenticated identity, else the session) has a fair share of the slots
@@ -94,7 +97,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
         max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
-        unknown_arguments: Literal["reject", "ignore"] = "reject",
+        unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
         provider: Literal["openai", "gemini", "anthropic"] | None = None,
         **options: Any,
     ) -> None:
@@ -188,7 +191,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
         max_argument_depth: int | None = ...,
         max_string_length: int | None = ...,
         strip_control_sequences: bool = ...,
-        unknown_arguments: Literal["reject", "ignore"] = ...,
+        unknown_arguments: Literal["reject", "ignore", "ignore-all"] = ...,
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
         app: str | None = None,
