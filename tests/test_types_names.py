@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import mcp.types
+import pytest
 
 import toolwire.types
-from interop.pip_venv import pip_venv
-from interop.test_client_vs_official_http import PYTHON_SDK_1
+from interop import peers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,9 +62,9 @@ def test_every_name_of_the_sdk_2_is_here() -> None:
     assert _missing(list(mcp.types.__all__)) == []
 
 
+@pytest.mark.peers("mcp-sdk-1")
 def test_every_name_of_the_sdk_1_is_here() -> None:
-    check = "import importlib.metadata as m; print(m.version('mcp'))"
-    python = pip_venv("mcp-sdk-1", {"mcp": PYTHON_SDK_1}, check, "the Python SDK 1.x names")
+    python = peers.python_sdk_1()
     listed = subprocess.run(
         [python, "-c", LIST_1X_NAMES], capture_output=True, text=True, timeout=120, check=True
     )

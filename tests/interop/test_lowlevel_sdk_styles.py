@@ -33,14 +33,13 @@ from mcp import Client, MCPError
 from mcp import types as mcp_types
 from mcp.shared.message import SessionMessage
 
-from interop.pip_venv import pip_venv
-from interop.test_client_vs_official_http import PYTHON_SDK_1
+from interop import peers
 from interop.test_ts_sdk_client import Tap, Tapped
 
 from http_server import serve_http
 from mcp_spec import WireChecker
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.peers("mcp-sdk-1")]
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE.parent / "servers"
@@ -182,8 +181,7 @@ async def drive(target: Any, stderr: IO[str], mode: str, checked: bool) -> dict[
 
 @pytest.fixture(scope="module")
 def sdk1_python() -> str:
-    check = "import importlib.metadata as m; print(m.version('mcp'))"
-    return pip_venv("mcp-sdk-1", {"mcp": PYTHON_SDK_1}, check, "the Python SDK 1.x peer")
+    return peers.python_sdk_1()
 
 
 def toolwire_copy(script: str, folder: Path) -> Path:
