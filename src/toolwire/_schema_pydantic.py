@@ -195,6 +195,13 @@ def pydantic_output(
     ret: Any, structured_output: bool | None, name: str, portable: bool
 ) -> tuple[dict[str, Any] | None, bool, Callable[[], Dumper]]:
     """(output schema, wraps result, dumper factory) of any return type."""
+    declared = _declared_result_schema(ret)
+    if declared is not None:  # Annotated[CallToolResult, Model]: the tool makes its result
+        from pydantic import TypeAdapter
+
+        schema = TypeAdapter(pydantic_ready(declared)).json_schema(mode="serialization")
+        schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
+        return schema, False, generic_dumper
     if (
         ret is EMPTY
         or ret is None
@@ -210,11 +217,6 @@ def pydantic_output(
         return None, False, generic_dumper
     from pydantic import PydanticUserError, TypeAdapter
 
-    declared = _declared_result_schema(ret)
-    if declared is not None:  # Annotated[CallToolResult, Model]: the tool makes its result
-        schema = TypeAdapter(pydantic_ready(declared)).json_schema(mode="serialization")
-        schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
-        return schema, False, generic_dumper
     try:
         adapter: Any = TypeAdapter(pydantic_ready(ret))
         schema = adapter.json_schema(mode="serialization")

@@ -288,11 +288,15 @@ class ServerSession:
     async def send_prompt_list_changed(self) -> None:
         self._ctx.server.list_changed("prompts")
 
-    async def send_elicit_complete(self, elicitation_id: str, related_request_id: Any = None) -> None:
+    async def send_elicit_complete(
+        self, elicitation_id: str, related_request_id: Any = None
+    ) -> None:
         """``notifications/elicitation/complete`` (2025-11-25; no such notification
         exists in the other revisions, where nothing is sent)."""
         if self._ctx.protocol_version == "2025-11-25":
-            self._ctx._notify("notifications/elicitation/complete", {"elicitationId": elicitation_id})
+            self._ctx._notify(
+                "notifications/elicitation/complete", {"elicitationId": elicitation_id}
+            )
 
 
 class RequestContext:
