@@ -271,7 +271,7 @@ def _plain_class_model(ret: Any) -> Any:
     from pydantic import ConfigDict, create_model
 
     try:
-        return create_model(  # type: ignore[call-overload]
+        return create_model(
             ret.__name__,
             __config__=ConfigDict(from_attributes=True),
             **fields,

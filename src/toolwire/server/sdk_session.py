@@ -63,7 +63,7 @@ class Fields(dict[str, Any]):
             raise AttributeError(name)
         return None  # an optional field the peer did not send, as the SDK's models give it
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         if key in self:
             return self[key]
         return super().get(_camel(key), default)
