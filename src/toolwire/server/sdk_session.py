@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .inputs import ElicitationResult, sampling_result
 
-if TYPE_CHECKING:
-    from .context import Context
+# The Context (toolwire.server.context, which loads this module) is typed Any here.
+Context = Any
 
 __all__ = ["Fields", "RequestContext", "ServerSession"]
 
@@ -120,7 +120,7 @@ class ServerSession:
 
     @property
     def protocol_version(self) -> str:
-        return self._ctx.protocol_version
+        return str(self._ctx.protocol_version)
 
     @property
     def client_params(self) -> Fields:
@@ -199,7 +199,8 @@ class ServerSession:
     ) -> ElicitationResult:
         """Ask the user to fill in ``requested_schema`` (a JSON schema dict, or a pydantic
         model class): ``result.action`` and ``result.content``."""
-        return await self._ctx.elicit(message, requested_schema)
+        answer: ElicitationResult = await self._ctx.elicit(message, requested_schema)
+        return answer
 
     async def elicit(
         self, message: str, requested_schema: Any, related_request_id: Any = None
@@ -211,7 +212,10 @@ class ServerSession:
         self, message: str, url: str, elicitation_id: str, related_request_id: Any = None
     ) -> ElicitationResult:
         """Ask the user to go to ``url``; ``elicitation_id`` names this elicitation."""
-        return await self._ctx.elicit_url(message, url, elicitation_id=elicitation_id)
+        answer: ElicitationResult = await self._ctx.elicit_url(
+            message, url, elicitation_id=elicitation_id
+        )
+        return answer
 
     async def list_roots(self) -> Fields:
         """The client's roots: ``result.roots``, each with ``uri`` and ``name``."""
