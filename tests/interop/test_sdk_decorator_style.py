@@ -3,8 +3,9 @@
 ``tests/servers/sdk2_decorator_style.py`` uses the SDK's ways of talking back to the client
 (``ctx.session``, ``ctx.request_context``, ``@mcp.completion()``, URL elicitation,
 ``UrlElicitationRequiredError``, the SDK's result conventions, log messages without
-``logging/setLevel``). It runs as it is on the SDK (``mcp`` 2.x, the test environment's),
-and on toolwire with only its import lines changed (:func:`to_toolwire`), each as a real
+``logging/setLevel``), and ``sdk1_decorator_style.py`` is the same server in the 1.x
+spelling. Each runs as it is on its SDK (``mcp`` 2.x, the test environment's; ``mcp`` 1.x
+in a virtualenv of its own), and on toolwire with only its import lines changed (:func:`to_toolwire`), each as a real
 subprocess over stdio and over Streamable HTTP. The official client drives both the same
 way, answering sampling, elicitation and roots with its callbacks, and what every call
 returns is compared. Every message toolwire sends is checked against the schema of the
@@ -29,6 +30,8 @@ from mcp import Client, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
+from interop.pip_venv import pip_venv
+
 from mcp_spec import WireChecker
 
 pytestmark = [
@@ -40,7 +43,7 @@ pytestmark = [
 TESTS = Path(__file__).resolve().parents[1]
 SRC = TESTS.parent / "src"
 SERVERS = TESTS / "servers"
-SERVER = SERVERS / "sdk2_decorator_style.py"
+STYLES = {"sdk2": "sdk2_decorator_style.py", "sdk1": "sdk1_decorator_style.py"}
 TIMEOUT = 60.0
 REQUEST_TIMEOUT = 20.0
 JSON = dict[str, Any]
@@ -87,10 +90,11 @@ def to_toolwire(source: str) -> str:
     return FROM_IMPORT.sub(change, source)
 
 
-def test_only_import_lines_change() -> None:
+@pytest.mark.parametrize("style", list(STYLES))
+def test_only_import_lines_change(style: str) -> None:
     """The toolwire file is the SDK file but for its import lines."""
     any_import = re.compile(r"^from [\w.]+ import (?:\([^)]*\)|.+)\n", re.MULTILINE)
-    source = SERVER.read_text()
+    source = (SERVERS / STYLES[style]).read_text()
     changed = to_toolwire(source)
     assert any_import.sub("", changed) == any_import.sub("", source)
     assert "from mcp.server" not in changed and "from toolwire import" in changed
@@ -104,18 +108,33 @@ def environment() -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join(python_path), "PATH": os.environ.get("PATH", "")}
 
 
-@pytest.fixture(scope="module")
-def scripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("sdk-style")
-    toolwire_file = folder / "toolwire_decorator_style.py"
-    toolwire_file.write_text(to_toolwire(SERVER.read_text()))
-    return {"sdk": SERVER, "toolwire": toolwire_file}
+PYTHON_SDK_1 = "1.30.0"  # the release tests/interop/test_client_vs_official_http.py runs
+
+
+def sdk_python(style: str) -> str:
+    """The interpreter that runs the file on its own SDK: the test environment's (``mcp``
+    2.x), or a virtualenv with the SDK 1.x."""
+    if style == "sdk2":
+        return sys.executable
+    check = "import importlib.metadata as m; print(m.version('mcp'))"
+    return pip_venv("mcp-sdk-1", {"mcp": PYTHON_SDK_1}, check, "the Python SDK 1.x server")
+
+
+@pytest.fixture(scope="module", params=list(STYLES))
+def sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> JSON:
+    """The style's file on its SDK, and on toolwire with its imports changed:
+    ``{side: (python, script)}``."""
+    style = str(request.param)
+    script = SERVERS / STYLES[style]
+    toolwire_file = tmp_path_factory.mktemp(style) / f"toolwire_{STYLES[style]}"
+    toolwire_file.write_text(to_toolwire(script.read_text()))
+    return {"sdk": (sdk_python(style), script), "toolwire": (sys.executable, toolwire_file)}
 
 
 @contextmanager
-def http_server(script: Path) -> Iterator[str]:
+def http_server(python: str, script: Path) -> Iterator[str]:
     process = subprocess.Popen(
-        [sys.executable, str(SERVERS / "serve_app.py"), str(script)],
+        [python, str(SERVERS / "serve_app.py"), str(script)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -381,20 +400,20 @@ async def run(target: Any, checker: WireChecker | None, stderr: Any) -> JSON:
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_the_sdk_server_runs_the_same_on_toolwire(
-    scripts: dict[str, Path], transport: str, tmp_path: Path
+    sides: JSON, transport: str, tmp_path: Path
 ) -> None:
     outcomes: dict[str, JSON] = {}
     checker = WireChecker()
-    for side, script in scripts.items():
+    for side, (python, script) in sides.items():
         with open(tmp_path / f"{side}.err", "w") as stderr:
             check = checker if side == "toolwire" else None
             with anyio.fail_after(TIMEOUT):
                 if transport == "http":
-                    with http_server(script) as url:
+                    with http_server(python, script) as url:
                         outcomes[side] = await run(url, check, stderr)
                 else:
                     parameters = StdioServerParameters(
-                        command=sys.executable, args=[str(script)], env=environment()
+                        command=python, args=[str(script)], env=environment()
                     )
                     outcomes[side] = await run(parameters, check, stderr)
     checker.close()

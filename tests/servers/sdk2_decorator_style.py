@@ -51,7 +51,7 @@ mcp = MCPServer("SDK decorator style", lifespan=lifespan)
 
 
 @mcp.tool()
-async def summarize(text: str, ctx: Context[ServerSession, AppContext]) -> str:
+async def summarize(text: str, ctx: Context[AppContext]) -> str:
     """Ask the client's model for a summary."""
     result = await ctx.session.create_message(
         messages=[SamplingMessage(role="user", content={"type": "text", "text": text})],
@@ -65,7 +65,8 @@ async def summarize(text: str, ctx: Context[ServerSession, AppContext]) -> str:
 @mcp.tool()
 async def announce(ctx: Context) -> str:
     """Send log messages and tell the client every list changed."""
-    await ctx.session.send_log_message(level="info", data="announcing", logger="announcer")
+    session: ServerSession = ctx.session
+    await session.send_log_message(level="info", data="announcing", logger="announcer")
     await ctx.info("an info from ctx.info")
     await ctx.session.send_resource_list_changed()
     await ctx.session.send_tool_list_changed()
