@@ -34,6 +34,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import ToolError
 from .inputs import ElicitationResult, sampling_result
 
 # The Context (toolwire.server.context, which loads this module) is typed Any here.
@@ -225,7 +226,7 @@ class ServerSession:
     async def send_ping(self) -> Fields:
         """Ping the client (legacy sessions: 2026-07-28 servers send no requests)."""
         if self._ctx._features.modern:
-            raise RuntimeError(
+            raise ToolError(
                 "send_ping(): on 2026-07-28 a server sends the client no requests; "
                 "the client pings the server instead"
             )
