@@ -55,6 +55,7 @@ def build(**options: Any) -> Server:
             "same id": request.request_id == ctx.request_id,
             "token": [request.meta.progressToken, request.meta.get("progress_token")],
             "http": request.request is None,
+            "through": request.client_info == ctx.client_info,
             "client": [
                 session.client_params.client_info.name,
                 session.client_params.clientInfo.name,
@@ -149,6 +150,7 @@ async def test_the_request_context_and_the_session_read_as_in_the_sdk(revision: 
         "same id": True,
         "token": [None, None],
         "http": True,
+        "through": True,
         "client": ["toolwire", "toolwire"],
         "version": revision,
         "sampling": True,

@@ -308,7 +308,7 @@ class RequestContext:
     """The SDK's ``ctx.request_context``: ``request_id``, ``meta`` (the request's ``_meta``,
     read as ``meta.progressToken`` or ``meta.get("progress_token")``), ``session``,
     ``lifespan_context``, ``request`` (the HTTP request, None on stdio) and
-    ``protocol_version``."""
+    ``protocol_version``; the Context's other attributes read through it."""
 
     def __init__(self, context: Context) -> None:
         self._ctx = context
@@ -327,6 +327,10 @@ class RequestContext:
     @property
     def request(self) -> Any:
         return self._ctx.http
+
+    def __getattr__(self, name: str) -> Any:
+        # Anything else is the Context's (``ctx.request_context`` was the Context itself).
+        return getattr(self._ctx, name)
 
 
 def completion_arguments(
