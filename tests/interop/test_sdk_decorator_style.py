@@ -30,12 +30,13 @@ from mcp import Client, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from interop.pip_venv import pip_venv
+from interop import peers
 
 from mcp_spec import WireChecker
 
 pytestmark = [
     pytest.mark.timeout(90),
+    pytest.mark.peers("mcp-sdk-1"),
     # the client warns that resources/subscribe is gone from 2026-07-28; this is 2025-11-25
     pytest.mark.filterwarnings("ignore:resources/subscribe is removed"),
 ]
@@ -108,16 +109,10 @@ def environment() -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join(python_path), "PATH": os.environ.get("PATH", "")}
 
 
-PYTHON_SDK_1 = "1.30.0"  # the release tests/interop/test_client_vs_official_http.py runs
-
-
 def sdk_python(style: str) -> str:
     """The interpreter that runs the file on its own SDK: the test environment's (``mcp``
     2.x), or a virtualenv with the SDK 1.x."""
-    if style == "sdk2":
-        return sys.executable
-    check = "import importlib.metadata as m; print(m.version('mcp'))"
-    return pip_venv("mcp-sdk-1", {"mcp": PYTHON_SDK_1}, check, "the Python SDK 1.x server")
+    return sys.executable if style == "sdk2" else peers.python_sdk_1()
 
 
 @pytest.fixture(scope="module", params=list(STYLES))
