@@ -146,6 +146,13 @@ class Image(_Media):
     def to_block(self) -> JSON:
         return {"type": "image", "data": self.base64(), "mimeType": self.mime_type}
 
+    def to_image_content(self) -> Any:
+        """This image as a ``toolwire.types.ImageContent`` (the official SDK's method), to
+        put in a prompt message or a ``CallToolResult``."""
+        from .types import ImageContent
+
+        return ImageContent.model_validate(self.to_block())
+
 
 class Audio(_Media):
     """A sound clip: ``return Audio(path="note.wav")``."""
@@ -155,6 +162,12 @@ class Audio(_Media):
 
     def to_block(self) -> JSON:
         return {"type": "audio", "data": self.base64(), "mimeType": self.mime_type}
+
+    def to_audio_content(self) -> Any:
+        """This clip as a ``toolwire.types.AudioContent`` (the official SDK's method)."""
+        from .types import AudioContent
+
+        return AudioContent.model_validate(self.to_block())
 
 
 class File(_Media):

@@ -20,6 +20,9 @@ ToolwireError                 base of everything toolwire raises on purpose
     │                         ``www_authenticate``)
     └── ClientTimeout         a request, or a message the client writes, passed its deadline
                               (also a ``TimeoutError``)
+
+``UrlElicitationRequiredError`` (an ``RPCError``, the official SDK's name) is raised by a tool
+whose user must first visit URLs: the -32042 error.
 """
 
 from __future__ import annotations
@@ -146,3 +149,41 @@ class ListenError(ToolwireError, OSError):
         self.host = host
         self.port = port
         self.errno = errno
+
+
+class UrlElicitationRequiredError(RPCError):
+    """Raise in a tool that cannot go on before the user completes URL elicitations (a
+    sign-in, a payment): the call is answered with the -32042 error of 2025-11-25, whose
+    ``data.elicitations`` lists them, as the official SDK's exception of the same name.
+
+    ``elicitations`` are ``ElicitRequestURLParams`` (the SDK's models or toolwire's) or
+    dicts with ``message``, ``url`` and ``elicitationId``. To ask within the call instead,
+    use ``await ctx.elicit_url(message, url)``.
+    """
+
+    CODE = -32042
+
+    def __init__(self, elicitations: list[Any], message: str | None = None) -> None:
+        listed = [_url_params(item) for item in elicitations]
+        if not listed:
+            raise ValueError("UrlElicitationRequiredError needs at least one elicitation")
+        if message is None:
+            message = f"URL elicitation{'s' if len(listed) > 1 else ''} required"
+        super().__init__(self.CODE, message, {"elicitations": listed})
+        self.elicitations = list(elicitations)
+
+
+def _url_params(item: Any) -> dict[str, Any]:
+    if hasattr(item, "to_wire"):
+        item = item.to_wire()
+    elif hasattr(item, "model_dump"):
+        item = item.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if not isinstance(item, dict):
+        raise TypeError(
+            "UrlElicitationRequiredError takes ElicitRequestURLParams or dicts with "
+            f"message, url and elicitationId, not {type(item).__name__}"
+        )
+    missing = [key for key in ("message", "url", "elicitationId") if key not in item]
+    if missing:
+        raise ValueError(f"A URL elicitation needs {', '.join(missing)} (given: {sorted(item)})")
+    return {"mode": "url", **item}

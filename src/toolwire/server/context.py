@@ -49,6 +49,7 @@ from .request import Connection, Request, Rule
 
 if TYPE_CHECKING:
     from ..transports.http_trace import HttpRequest
+    from .sdk_session import RequestContext, ServerSession
     from .state import CallerState
 
 logger = logging.getLogger("toolwire")
@@ -163,9 +164,20 @@ class Context:
         return CallerState(self._connection.server, self._connection, self.request)
 
     @property
-    def request_context(self) -> Context:
-        """This context (``ctx.request_context.lifespan_context`` works as in the official SDK)."""
-        return self
+    def session(self) -> ServerSession:
+        """The official SDK's ``ctx.session`` (``create_message``, ``send_log_message``,
+        ``send_resource_updated``, ...): :mod:`toolwire.server.sdk_session`."""
+        from .sdk_session import ServerSession
+
+        return ServerSession(self)
+
+    @property
+    def request_context(self) -> RequestContext:
+        """The official SDK's ``ctx.request_context``: ``request_id``, ``meta``, ``session``,
+        ``lifespan_context``, ``request`` (:mod:`toolwire.server.sdk_session`)."""
+        from .sdk_session import RequestContext
+
+        return RequestContext(self)
 
     def close_sse_connection(self, retry_ms: int | None = None) -> bool:
         """End the HTTP connection that carries this call's SSE stream, while the call and
@@ -323,12 +335,17 @@ class Context:
     def log(self, level: str, message: Any, *, logger_name: str | None = None) -> _Sent:
         """Send ``notifications/message`` if the client's log level lets ``level`` through.
 
-        Legacy clients choose the level with ``logging/setLevel``, 2026-07-28 clients per
-        request in ``_meta``; a client that chose none gets no log messages.
+        Legacy clients choose the level with ``logging/setLevel``; one that chose none gets
+        the server's ``client_log_level`` (every level by default, as the official SDK
+        sends them; ``Server(client_log_level=None)``: none). 2026-07-28 clients choose per
+        request in ``_meta``; a request that chose none gets no log messages.
         """
         if level not in LOG_RANK:
             raise ValueError(f"Unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
-        if self.log_level is None or LOG_RANK[level] < LOG_RANK[self.log_level]:
+        chosen = self.log_level
+        if chosen is None and not self._features.modern:
+            chosen = getattr(self._connection.server, "client_log_level", "debug")
+        if chosen is None or LOG_RANK[level] < LOG_RANK[chosen]:
             return _SENT
         params: dict[str, Any] = {"level": level, "data": message}
         if logger_name:
@@ -396,7 +413,12 @@ class Context:
         return self._understood(elicitation_result, answer, model)
 
     async def elicit_url(
-        self, message: str, url: str, *, key: str | None = None
+        self,
+        message: str,
+        url: str,
+        elicitation_id: str | None = None,
+        *,
+        key: str | None = None,
     ) -> ElicitationResult:
         """Ask the user to go to ``url`` (a sign-in, a payment, anything the server must not
         see pass through the client); ``result.action`` says whether they agreed. The client
@@ -404,7 +426,8 @@ class Context:
 
         Needs a client that declared URL elicitation (``elicitation: {"url": {}}``, since
         2025-11-25); other clients get what :meth:`elicit` gives them. ``url`` must be an
-        absolute http(s) URL.
+        absolute http(s) URL. ``elicitation_id`` names it on 2025-11-25 (the official SDK's
+        argument; a random one by default).
         """
         if not url.lower().startswith(("https://", "http://")):
             raise ValueError(f"elicit_url needs an http(s) URL, not {url[:100]!r}")
@@ -416,7 +439,7 @@ class Context:
         )
         params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
         if not self._features.modern:  # 2025-11-25 names each URL elicitation
-            params["elicitationId"] = secrets.token_urlsafe(12)
+            params["elicitationId"] = elicitation_id or secrets.token_urlsafe(12)
         answer = await self._ask("elicit", "elicitation/create", params, key)
         return self._understood(elicitation_result, answer, None)
 

@@ -29,7 +29,7 @@ from .context import Context
 from .core import JSON, ServerCore, unknown_tool
 from .prompts import PromptRegistry
 from .registry import Registry, decorator
-from .request import Request
+from .request import LOG_RANK, Request
 from .resources import ResourceRegistry
 from .tool_calls import ToolCalls
 
@@ -68,6 +68,11 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
     dropped. A tool with ``**kwargs`` receives them, and one with its own ``input_schema``
     follows that schema's ``additionalProperties``.
 
+    Log messages (``ctx.info(...)``, ``ctx.log``): a legacy client that never sent
+    ``logging/setLevel`` gets those at ``client_log_level`` and above (``"debug"``, every
+    level, as the official SDK sends them); ``client_log_level=None`` sends it none until
+    it chooses a level. A 2026-07-28 request gets them only when its ``_meta`` asks.
+
     Bounded work: ``max_concurrent_calls`` (256) calls run at once, the rest wait; each
     caller (the authenticated identity, else the session) has a fair share of the slots
     (``max_calls_per_caller``, a quarter by default) and at most
@@ -99,6 +104,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
         strip_control_sequences: bool = False,
         unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
         provider: Literal["openai", "gemini", "anthropic"] | None = None,
+        client_log_level: str | None = "debug",
         **options: Any,
     ) -> None:
         # The official SDK's constructor options (debug, log_level, host, port, json_response,
@@ -111,6 +117,13 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
             settings, options, tools = absorb(options)
         super().__init__(name, version, instructions, **options)
         self._settings = settings
+        if client_log_level is not None and client_log_level not in LOG_RANK:
+            raise ValueError(
+                f"client_log_level={client_log_level!r} is no log level: use one of "
+                f"{', '.join(LOG_RANK)}, or None to send log messages only to clients that "
+                "chose a level (logging/setLevel)"
+            )
+        self.client_log_level = client_log_level
         self.dependencies: list[str] = settings.dependencies if settings is not None else []
         self.schema_profile = schema_profile
         # A server facing one LLM provider publishes its export (toolwire.server.facing).
