@@ -585,6 +585,7 @@ class ServerCore:
         if take(self, "stdio", options):
             return
         from ..transports.stdio import serve_stdio
+        from ..transports.stdio_guard import held_stdio
 
         if self.max_message_bytes is not None:
             options.setdefault("max_message_bytes", self.max_message_bytes)
@@ -593,12 +594,13 @@ class ServerCore:
         if self.max_calls_in_flight is not None:
             options.setdefault("max_calls_in_flight", self.max_calls_in_flight)
         options.setdefault("name", self.name)
-        await self.start()
-        try:
-            await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
-        finally:
-            from ..transports.stopping import signals_ignored
+        with held_stdio():  # before the lifespan, whose print() must not reach the client
+            await self.start()
+            try:
+                await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
+            finally:
+                from ..transports.stopping import signals_ignored
 
-            with signals_ignored(asyncio.get_running_loop()):  # the lifespan closes in peace
-                await self.stop()
-            self.runner.shutdown()
+                with signals_ignored(asyncio.get_running_loop()):  # the lifespan closes in peace
+                    await self.stop()
+                self.runner.shutdown()
