@@ -39,16 +39,6 @@ def migrate(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
     )
 
 
-def offers(module: str, name: str) -> bool:
-    """Whether toolwire has ``name`` in ``module`` now (other parts of toolwire add names)."""
-    import importlib
-
-    try:
-        return hasattr(importlib.import_module(module), name)
-    except ImportError:
-        return False
-
-
 SDK1 = '''"""A server written for mcp 1.x."""
 
 from mcp.server.fastmcp import Context, FastMCP  # the decorator server
@@ -248,33 +238,26 @@ async def run() -> None:
 """
 
 
-def test_a_low_level_server_gets_toolwire_lowlevel_and_the_rest_reported(tmp_path: Path) -> None:
+def test_a_low_level_server_gets_toolwire_lowlevel_with_its_dotted_stdio(
+    tmp_path: Path,
+) -> None:
     server = tmp_path / "lowlevel.py"
     server.write_text(LOW_LEVEL, encoding="utf-8")
     done = migrate(server)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"{server}: rewrote 4 imports and 1 use"]
     text = server.read_text(encoding="utf-8")
-    assert "import toolwire.types as types\n" in text
-    assert "import mcp.server.stdio\n" in text  # used by attribute: reported, not rewritten
-    lines = done.stdout.splitlines()
-    if offers("toolwire.lowlevel", "NotificationOptions"):
-        assert "from toolwire.lowlevel import NotificationOptions, Server\n" in text
-    else:
-        assert "from mcp.server.lowlevel import NotificationOptions\n" in text
-        assert "from toolwire.lowlevel import Server\n" in text
-        assert (
-            f"{server}:3: NotificationOptions: toolwire.lowlevel has no NotificationOptions; "
-            f"the import from mcp.server.lowlevel is kept ({DOC}#the-low-level-server)"
-        ) in lines
-    if offers("toolwire.lowlevel", "InitializationOptions"):
-        assert "from toolwire.lowlevel import InitializationOptions\n" in text
-    else:
-        assert "from mcp.server.models import InitializationOptions\n" in text
-    use = next(line for line in lines if line.startswith(f"{server}:15: "))
-    assert use.startswith(f"{server}:15: mcp.server.stdio.stdio_server: used through a plain ")
-    assert use.endswith(f"({DOC}#the-low-level-server)")
-    # everything but the import lines is the same, byte for byte
-    assert text.split("server = Server")[1] == LOW_LEVEL.split("server = Server")[1]
+    assert text.startswith(
+        "import toolwire.lowlevel.stdio\n"
+        "import toolwire.types as types\n"
+        "from toolwire.lowlevel import NotificationOptions, Server\n"
+        "from toolwire.lowlevel import InitializationOptions\n"
+    )
+    # the rest is the same but for the dotted use of the plain import
+    assert text.split("server = Server")[1] == LOW_LEVEL.split("server = Server")[1].replace(
+        "mcp.server.stdio.stdio_server()", "toolwire.lowlevel.stdio.stdio_server()"
+    )
+    compile(text, str(server), "exec")
 
 
 CLIENT = """import asyncio
@@ -377,7 +360,7 @@ def test_only_imports_change_whatever_the_layout_encoding_and_line_endings(tmp_p
     compile(source.read_bytes(), str(source), "exec")
 
 
-def test_a_plain_import_is_reported_at_each_use_and_a_server_named_mcp_is_not(
+def test_a_plain_import_is_rewritten_with_its_uses_and_a_server_named_mcp_is_not(
     tmp_path: Path,
 ) -> None:
     plain = tmp_path / "plain.py"
@@ -385,27 +368,41 @@ def test_a_plain_import_is_reported_at_each_use_and_a_server_named_mcp_is_not(
         "import mcp\nimport fastmcp\n\n\nserver = fastmcp.FastMCP('x')\ntool = mcp.types.Tool\n",
         encoding="utf-8",
     )
+    kept = tmp_path / "kept.py"  # one use without a counterpart: nothing of `mcp` changes
+    kept_text = (
+        "import mcp.types\nimport mcp.shared._httpx_utils\n\n"
+        "client = mcp.shared._httpx_utils.create_mcp_http_client\ntool = mcp.types.Tool\n"
+    )
+    kept.write_text(kept_text, encoding="utf-8")
     named = tmp_path / "named.py"
     named.write_text(
         "import mcp.types\nfrom mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP('x')\n"
         "\n\n@mcp.tool()\ndef f() -> int:\n    return 1\n",
         encoding="utf-8",
     )
-    done = migrate(plain, named)
+    done = migrate(plain, kept, named)
     assert done.returncode == 0, done.stderr
+    assert f"{plain}: rewrote 2 imports and 2 uses" in done.stdout.splitlines()
+    assert plain.read_text(encoding="utf-8") == (
+        "import toolwire.types\nimport toolwire\n\n\nserver = toolwire.Server('x')\n"
+        "tool = toolwire.types.Tool\n"
+    )
     found = [line for line in done.stdout.splitlines() if ": rewrote " not in line]
     assert found == [
-        f"{plain}:5: fastmcp.FastMCP: used through a plain import of fastmcp, which no import "
-        "rewrite can move: write from toolwire import Server as FastMCP and use FastMCP "
-        f"({DOC}#from-the-standalone-fastmcp-package)",
-        f"{plain}:6: mcp.types.Tool: used through a plain import of mcp.types, which no import "
-        f"rewrite can move: write from toolwire.types import Tool and use Tool "
-        f"({DOC}#the-low-level-server)",
+        f"{kept}:4: mcp.shared._httpx_utils.create_mcp_http_client: used through a plain "
+        "import of mcp.shared._httpx_utils; mcp.shared._httpx_utils has no counterpart in "
+        f"toolwire ({DOC}#from-the-official-mcp-sdk)",
+        f"{kept}:5: mcp.types.Tool: used through a plain import of mcp.types; its root has a "
+        f"use that stays ({DOC}#the-low-level-server)",
     ]
-    assert plain.read_text(encoding="utf-8").startswith("import mcp\nimport fastmcp\n")
+    assert kept.read_text(encoding="utf-8") == kept_text
     assert named.read_text(encoding="utf-8").startswith(
         "import mcp.types\nfrom toolwire import Server as FastMCP\n"
     )
+    loaded = subprocess.run(
+        [sys.executable, str(plain)], capture_output=True, text=True, timeout=30
+    )
+    assert loaded.returncode == 0, loaded.stderr
 
 
 def test_a_folder_is_walked_for_python_files_past_environments_and_hidden_folders(

@@ -7,8 +7,11 @@ move to one toolwire module keeps its own layout (parentheses, comments, trailin
 whose names go to several modules, or stay where they were, becomes one statement per module
 (the comments inside it go on lines of their own above).
 A name toolwire has no counterpart for stays imported from where it was and is reported with
-the reason, as is each attribute use of a plain ``import mcp...`` (``mcp.types.Tool``), which
-no import rewrite can move. Relative imports are never touched.
+the reason. A plain ``import mcp.server.stdio`` binds ``mcp``, and the file names what it uses
+through dotted chains (``mcp.server.stdio.stdio_server()``): when every such chain of that root
+has a counterpart, the chains are rewritten with the imports (``toolwire.lowlevel.stdio.
+stdio_server()``) and the import names the toolwire modules they need; otherwise each chain is
+reported and nothing of that root changes. Relative imports are never touched.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Migration:
 
     text: str
     rewritten: int = 0  # import statements changed
+    uses: int = 0  # dotted uses of a plain import changed with it
     findings: list[Finding] = field(default_factory=list)
 
 
@@ -185,7 +189,7 @@ def migrate(text: str, targets: Targets | None = None) -> Migration:
     source = _Source(text)
     edits: list[tuple[int, int, str]] = []
     result = Migration(text)
-    plain: dict[str, int] = {}  # names bound by `import mcp...` (no `as`) -> first line
+    plain: dict[str, list[ast.alias]] = {}  # names bound by `import mcp...` (no `as`)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if _incumbent(node.module):
@@ -201,9 +205,12 @@ def migrate(text: str, targets: Targets | None = None) -> Migration:
         for node in ast.walk(tree)
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
     }
-    plain = {root: line for root, line in plain.items() if root not in assigned}
+    plain = {root: aliases for root, aliases in plain.items() if root not in assigned}
     if plain:  # (a root assigned in the file, `mcp = FastMCP(...)`, is the server, not the SDK)
-        _attribute_uses(tree, plain, targets, result.findings)
+        imports, uses = _attribute_uses(tree, plain, targets, result.findings, source)
+        edits.extend(imports + uses)
+        result.rewritten += len(imports)
+        result.uses += len(uses)
     new = text
     for start, end, replacement in sorted(edits, reverse=True):
         new = new[:start] + replacement + new[end:]
@@ -273,14 +280,14 @@ def _import(
     source: _Source,
     targets: Targets,
     findings: list[Finding],
-    plain: dict[str, int],
+    plain: dict[str, list[ast.alias]],
 ) -> list[tuple[int, int, str]]:
     edits = []
     for alias in node.names:
         if not _incumbent(alias.name):
             continue
         if alias.asname is None:  # binds `mcp`: its uses are attribute chains
-            plain.setdefault(alias.name.split(".", 1)[0], node.lineno)
+            plain.setdefault(alias.name.split(".", 1)[0], []).append(alias)
             continue
         move = targets.move(alias.name, "*")
         section = targets.section(alias.name, "*")
@@ -302,26 +309,35 @@ def _import(
     return edits
 
 
+Edits = list[tuple[int, int, str]]
+
+
 def _attribute_uses(
-    tree: ast.Module, plain: dict[str, int], targets: Targets, findings: list[Finding]
-) -> None:
-    """Report each outermost ``mcp.a.b.Name`` chain of a plain ``import mcp...``."""
+    tree: ast.Module,
+    plain: dict[str, list[ast.alias]],
+    targets: Targets,
+    findings: list[Finding],
+    source: _Source,
+) -> tuple[Edits, Edits]:
+    """The edits of each plain ``import mcp...`` and of its dotted uses, where every use of
+    its root has a counterpart; each use of another root is reported."""
     inner: set[int] = set()
-    chains: list[tuple[ast.Attribute, list[str]]] = []
+    chains: dict[str, list[tuple[ast.expr, str, str, _Move | str, int]]] = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute) or id(node) in inner:
             continue
+        nodes: list[ast.expr] = []
         parts: list[str] = []
         current: ast.expr = node
         while isinstance(current, ast.Attribute):
+            nodes.append(current)
             parts.append(current.attr)
             if isinstance(current.value, ast.Attribute):
                 inner.add(id(current.value))
             current = current.value
-        if isinstance(current, ast.Name) and current.id in plain:
-            chains.append((node, [current.id, *reversed(parts)]))
-    used: set[str] = set()
-    for node, parts in chains:
+        if not (isinstance(current, ast.Name) and current.id in plain):
+            continue
+        parts = [current.id, *reversed(parts)]
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
             if targets.known(module):
@@ -330,26 +346,55 @@ def _attribute_uses(
             cut = 1
             module = parts[0]
         name = parts[cut]
-        dotted = ".".join(parts[: cut + 1])
-        used.add(parts[0])
+        used = nodes[len(nodes) - cut]  # the chain up to the name: `mcp.server.stdio.x`
         move = targets.move(module, name)
-        if isinstance(move, str):
-            reason = f"used through a plain import of {module}; {move}"
-        else:
-            wanted = move.name if move.name != "*" else name
-            reason = (
-                f"used through a plain import of {module}, which no import rewrite can move: "
-                f"write from {move.module} import {_alias(name, wanted, None)} and use {name}"
-            )
-        findings.append(Finding(node.lineno, dotted, reason, targets.section(module, name)))
-    for root, line in plain.items():
-        if root not in used:
+        if isinstance(move, str) and cut == 1 and len(parts) > 2:  # a module not in the table
+            module, name = ".".join(parts[:-1]), parts[-1]
+            move = f"{module} has no counterpart in toolwire"
+        chains.setdefault(parts[0], []).append((used, module, name, move, node.lineno))
+    imports: Edits = []
+    edits: Edits = []
+    for root, aliases in plain.items():
+        uses = chains.get(root, [])
+        if not uses:
             findings.append(
                 Finding(
-                    line,
+                    aliases[0].lineno,
                     root,
-                    f"a plain import of {root}: import the names you use from it "
-                    f"(from {root} import ...), which toolwire migrate rewrites",
+                    f"a plain import of {root} that nothing uses: remove it, or import the "
+                    f"names you use from it (from {root} import ...)",
                     targets.section(root, "*"),
                 )
             )
+            continue
+        if any(isinstance(move, str) for *_, move, _ in uses):
+            for _, module, name, move, line in uses:
+                reason = move if isinstance(move, str) else "its root has a use that stays"
+                findings.append(
+                    Finding(
+                        line,
+                        f"{module}.{name}",
+                        f"used through a plain import of {module}; {reason}",
+                        targets.section(module, name),
+                    )
+                )
+            continue
+        needed: dict[int, set[str]] = {id(alias): set() for alias in aliases}
+        for used, module, name, move, _ in uses:
+            assert isinstance(move, _Move)
+            # the import that brought the module in: the longest one it starts with
+            owner = max(
+                (a for a in aliases if module == a.name or module.startswith(a.name + ".")),
+                key=lambda a: len(a.name),
+                default=aliases[0],
+            )
+            needed[id(owner)].add(move.module)
+            begin, finish = source.span(used)
+            wanted = move.name if move.name != "*" else name
+            edits.append((begin, finish, f"{move.module}.{wanted}"))
+        for alias in aliases:  # one with no use of its own becomes its module's counterpart
+            move = targets.move(alias.name, "*")
+            alone = move.module if isinstance(move, _Move) else "toolwire"
+            begin, finish = source.span(alias)
+            imports.append((begin, finish, ", ".join(sorted(needed[id(alias)]) or [alone])))
+    return imports, edits

@@ -15,7 +15,10 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .migrate import Migration
 
 OK, CHANGES, USAGE = 0, 1, 2
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -103,10 +106,10 @@ def command(options: argparse.Namespace) -> int:
                 if options.diff:
                     _print_diff(shown, text, migration.text)
                 elif options.check:
-                    print(f"{shown}: would rewrite {_imports(migration.rewritten)}")
+                    print(f"{shown}: would rewrite {_counted(migration)}")
                 else:
                     file.write_bytes(migration.text.encode(encoding))
-                    print(f"{shown}: rewrote {_imports(migration.rewritten)}")
+                    print(f"{shown}: rewrote {_counted(migration)}")
             for finding in migration.findings:
                 print(finding.text(shown), file=findings_out)
     verb = "would change" if options.check or options.diff else "changed"
@@ -116,8 +119,12 @@ def command(options: argparse.Namespace) -> int:
     return CHANGES if options.check and changed else OK
 
 
-def _imports(count: int) -> str:
-    return f"{count} import" + ("" if count == 1 else "s")
+def _counted(migration: Migration) -> str:
+    """``3 imports`` or ``3 imports and 1 use`` (a dotted use of a plain import)."""
+    imports = f"{migration.rewritten} import" + ("" if migration.rewritten == 1 else "s")
+    if not migration.uses:
+        return imports
+    return f"{imports} and {migration.uses} use" + ("" if migration.uses == 1 else "s")
 
 
 def _print_diff(shown: str, old: str, new: str) -> None:
