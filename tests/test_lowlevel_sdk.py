@@ -47,7 +47,7 @@ async def test_a_2x_call_handler_gets_the_context_and_the_params(revision: str) 
 
     async def call_tool(ctx: ServerRequestContext[dict[str, str]], params: Any) -> Any:
         seen.append((ctx.method, ctx.protocol_version, ctx.request_id, ctx.request))
-        await ctx.session.info("calling")
+        await ctx.session.send_log_message(level="info", data="calling")
         text = f"{ctx.lifespan_context['greeting']} {params.arguments['name']}"
         return types.CallToolResult(content=[types.TextContent(text=text)])
 
@@ -106,7 +106,7 @@ def test_handlers_toolwire_does_not_serve_are_refused_with_the_alternative() -> 
     async def handler(ctx: Any, params: Any) -> Any:
         return {}
 
-    with pytest.raises(TypeError, match=r"on_set_logging_level.*ctx\.session\.log"):
+    with pytest.raises(TypeError, match=r"on_set_logging_level.*ctx\.session\.send_log_message"):
         Server("s", on_set_logging_level=handler)
     with pytest.raises(TypeError, match=r"on_subscriptions_listen.*resource_updated"):
         Server("s", on_subscriptions_listen=handler)

@@ -6,7 +6,7 @@ boilerplate with ``InitializationOptions``) and ``servers/sdk2_lowlevel.py`` (SD
 ``Server(name, on_*=...)`` handlers given a ``ServerRequestContext``, ``Server[AppContext]``)
 each run twice over stdio: as they are on their own framework (the SDK 1.x in the virtualenv
 ``interop/test_client_vs_official_http.py`` uses, the SDK 2.x of the test environment), and
-as a copy whose imports :func:`on_toolwire` rewrote; the 2.x server over Streamable HTTP too
+as a copy whose imports ``toolwire migrate`` rewrote (:func:`migrated.migrated`); the 2.x server over Streamable HTTP too
 (its ``streamable_http_app()`` under uvicorn on 127.0.0.1). The official client (``mcp.Client``)
 lists and calls every tool, resource, template, prompt and completion on both; the outcomes
 (results, or JSON-RPC errors) must be equal, and every message toolwire sends is checked
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Iterator
@@ -35,6 +34,7 @@ from mcp.shared.message import SessionMessage
 
 from interop import peers
 from interop.test_ts_sdk_client import Tap, Tapped
+from migrated import migrated
 
 from http_server import serve_http
 from mcp_spec import WireChecker
@@ -47,28 +47,6 @@ SRC_DIR = HERE.parents[1] / "src"
 TIMEOUT = 60.0
 # What only a 2026-07-28 result, or one server's identity, carries: not behaviour.
 NOT_COMPARED = {"_meta", "resultType", "ttlMs", "cacheScope"}
-
-
-def on_toolwire(source: str) -> str:
-    """``source`` with its ``mcp`` imports turned into toolwire's (the mapping table of
-    docs/migrating.md; ``toolwire migrate`` does this for a whole tree)."""
-    table = [
-        (r"import mcp\.server\.stdio$", "import toolwire.lowlevel.stdio"),
-        (r"import mcp\.types as types$", "import toolwire.types as types"),
-        (r"from mcp\.types import ErrorData$", "from toolwire.errors import ErrorData"),
-        (r"from mcp\.server\.lowlevel\.helper_types import ", "from toolwire.lowlevel import "),
-        (r"from mcp\.server\.lowlevel import ", "from toolwire.lowlevel import "),
-        (r"from mcp\.server\.models import ", "from toolwire.lowlevel import "),
-        (r"from mcp\.server import ", "from toolwire.lowlevel import "),
-        (r"from mcp\.server\.stdio import ", "from toolwire.lowlevel.stdio import "),
-        (r"from mcp\.shared\.exceptions import ", "from toolwire.errors import "),
-    ]
-    for pattern, replacement in table:  # at any indentation: imports inside functions too
-        source = re.sub(r"^([ \t]*)" + pattern, r"\g<1>" + replacement, source, flags=re.MULTILINE)
-    source = source.replace("mcp.server.stdio.stdio_server", "toolwire.lowlevel.stdio.stdio_server")
-    missed = re.search(r"^[ \t]*(import|from) mcp\b.*", source, re.MULTILINE)
-    assert missed is None, f"no counterpart for: {missed and missed.group().strip()}"
-    return source
 
 
 @asynccontextmanager
@@ -185,9 +163,7 @@ def sdk1_python() -> str:
 
 
 def toolwire_copy(script: str, folder: Path) -> Path:
-    copy = folder / script
-    copy.write_text(on_toolwire((SERVERS / script).read_text(encoding="utf-8")), encoding="utf-8")
-    return copy
+    return migrated(SERVERS / script, folder)
 
 
 @pytest.fixture
@@ -287,14 +263,3 @@ async def test_sdk2_lowlevel_server_over_http_runs_the_same_on_toolwire(
             seen = await drive(url, stderr, mode, True)
         assert tap.server_messages > 10 and not tap.problems, tap.problems
         assert seen == expected[mode], mode
-
-
-def test_the_substitution_changes_only_import_lines() -> None:
-    for script in ("sdk1_lowlevel.py", "sdk2_lowlevel.py"):
-        before = (SERVERS / script).read_text(encoding="utf-8").splitlines()
-        after = on_toolwire("\n".join(before)).splitlines()
-        changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
-        assert changed, script
-        for old, new in changed:
-            assert re.match(r"\s*(import|from) ", old) or "stdio_server()" in old, old
-            assert "toolwire" in new, new

@@ -5,8 +5,8 @@
 ``UrlElicitationRequiredError``, the SDK's result conventions, log messages without
 ``logging/setLevel``), and ``sdk1_decorator_style.py`` is the same server in the 1.x
 spelling. Each runs as it is on its SDK (``mcp`` 2.x, the test environment's; ``mcp`` 1.x
-in a virtualenv of its own), and on toolwire with only its import lines changed (:func:`to_toolwire`), each as a real
-subprocess over stdio and over Streamable HTTP. The official client drives both the same
+in a virtualenv of its own), and on toolwire with only its import lines changed by ``toolwire migrate``
+(:func:`migrated.migrated`), each as a real subprocess over stdio and over Streamable HTTP. The official client drives both the same
 way, answering sampling, elicitation and roots with its callbacks, and what every call
 returns is compared. Every message toolwire sends is checked against the schema of the
 negotiated revision.
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -31,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from interop import peers
+from migrated import migrated
 
 from mcp_spec import WireChecker
 
@@ -48,58 +48,6 @@ STYLES = {"sdk2": "sdk2_decorator_style.py", "sdk1": "sdk1_decorator_style.py"}
 TIMEOUT = 60.0
 REQUEST_TIMEOUT = 20.0
 JSON = dict[str, Any]
-
-# What the SDK's imports become on toolwire: (module, name) -> (module, name). A name of
-# mcp.types that toolwire.types has is imported from there; the other ones keep the SDK's
-# model, which toolwire takes as it is.
-IMPORTS = {
-    ("mcp.server.mcpserver", "MCPServer"): ("toolwire", "Server"),
-    ("mcp.server.mcpserver", "Context"): ("toolwire", "Context"),
-    ("mcp.server.mcpserver", "Image"): ("toolwire", "Image"),
-    ("mcp.server.fastmcp", "FastMCP"): ("toolwire", "Server"),
-    ("mcp.server.fastmcp", "Context"): ("toolwire", "Context"),
-    ("mcp.server.fastmcp", "Image"): ("toolwire", "Image"),
-    ("mcp.server.session", "ServerSession"): ("toolwire.server", "ServerSession"),
-    ("mcp.shared.exceptions", "UrlElicitationRequiredError"): (
-        "toolwire.errors",
-        "UrlElicitationRequiredError",
-    ),
-}
-FROM_IMPORT = re.compile(r"^from (mcp[\w.]*) import (?:\(([^)]*)\)|(.+))$", re.MULTILINE)
-
-
-def to_toolwire(source: str) -> str:
-    """``source`` with its ``from mcp... import ...`` lines changed to toolwire's."""
-    import toolwire.types
-
-    def change(found: re.Match[str]) -> str:
-        module, listed = found.group(1), found.group(2) or found.group(3)
-        names = [name.strip() for name in listed.split(",") if name.strip()]
-        lines = []
-        for name in names:
-            target = IMPORTS.get((module, name))
-            if target is None and module == "mcp.types" and hasattr(toolwire.types, name):
-                target = ("toolwire.types", name)
-            if target is None:
-                lines.append(f"from {module} import {name}")
-            elif target[1] == name:
-                lines.append(f"from {target[0]} import {name}")
-            else:
-                lines.append(f"from {target[0]} import {target[1]} as {name}")
-        return "\n".join(lines)
-
-    return FROM_IMPORT.sub(change, source)
-
-
-@pytest.mark.parametrize("style", list(STYLES))
-def test_only_import_lines_change(style: str) -> None:
-    """The toolwire file is the SDK file but for its import lines."""
-    any_import = re.compile(r"^from [\w.]+ import (?:\([^)]*\)|.+)\n", re.MULTILINE)
-    source = (SERVERS / STYLES[style]).read_text()
-    changed = to_toolwire(source)
-    assert any_import.sub("", changed) == any_import.sub("", source)
-    assert "from mcp.server" not in changed and "from toolwire import" in changed
-
 
 # ---------------------------------------------------------------- running a side
 
@@ -121,8 +69,7 @@ def sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     ``{side: (python, script)}``."""
     style = str(request.param)
     script = SERVERS / STYLES[style]
-    toolwire_file = tmp_path_factory.mktemp(style) / f"toolwire_{STYLES[style]}"
-    toolwire_file.write_text(to_toolwire(script.read_text()))
+    toolwire_file = migrated(script, tmp_path_factory.mktemp(style))
     return {"sdk": (sdk_python(style), script), "toolwire": (sys.executable, toolwire_file)}
 
 

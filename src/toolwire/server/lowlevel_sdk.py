@@ -25,6 +25,7 @@ from typing_extensions import TypeVar
 
 from .context import Context
 from .request import JSON, Request
+from .sdk_session import ServerSession
 from .session import ServerConnection
 
 LifespanT = TypeVar("LifespanT", default=dict[str, Any])
@@ -58,7 +59,8 @@ REFUSED: dict[str, str] = {
     ),
     "on_set_logging_level": (
         "toolwire keeps each client's log level itself: leave on_set_logging_level out; "
-        "messages sent with ctx.session.log(...) reach each client at the level it chose"
+        "messages sent with ctx.session.send_log_message(...) reach each client at the level "
+        "it chose"
     ),
     "on_roots_list_changed": (
         "use @server.on_roots_changed, whose handler(roots) gets the client's new roots"
@@ -162,8 +164,10 @@ class Params(dict[str, Any]):
 class ServerRequestContext(Generic[LifespanT, RequestT]):
     """The SDK's request context (2.x ``ServerRequestContext``, 1.x ``RequestContext``):
     what a low-level handler gets as ``ctx`` (2.x) or reads as ``server.request_context``
-    (1.x). ``session`` is toolwire's :class:`~toolwire.Context` for the request (logging,
-    progress, elicitation, sampling); ``request`` is the HTTP request (None on stdio)."""
+    (1.x). ``session`` is the SDK's session (:class:`~toolwire.server.ServerSession`:
+    ``send_log_message``, ``create_message``, ``elicit_form``, ...) over toolwire's
+    :class:`~toolwire.Context` for the request; ``request`` is the HTTP request (None on
+    stdio)."""
 
     def __init__(
         self,
@@ -173,7 +177,7 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     ) -> None:
         self._connection = connection
         self._request = request
-        self._session: Context | None = None
+        self._context: Context | None = None
         self.lifespan_context = lifespan_context if lifespan_context is not None else {}
         self.protocol_version: str = request.features.revision
         self.method: str = request.method
@@ -182,14 +186,19 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
         self.meta: Params | None = Params(request.meta) if request.meta else None
 
     @property
-    def session(self) -> Context:
-        if self._session is None:
-            self._session = Context(self._connection, self._request)
-        return self._session
+    def context(self) -> Context:
+        """toolwire's own :class:`~toolwire.Context` for this request."""
+        if self._context is None:
+            self._context = Context(self._connection, self._request)
+        return self._context
+
+    @property
+    def session(self) -> ServerSession:
+        return ServerSession(self.context)
 
     @property
     def request(self) -> Any:
-        return self.session.http
+        return self.context.http
 
     @property
     def experimental(self) -> Any:
