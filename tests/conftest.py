@@ -10,10 +10,7 @@ import pytest
 # Test helpers (mcp_spec, wire) import each other as top-level modules.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-# found through the path above
-from interop import peers
-
-import leftovers
+import leftovers  # found through the path above
 
 _RUN_MARK = pytest.StashKey[str]()
 _LEFT_BEHIND = pytest.StashKey[list[str]]()
@@ -41,6 +38,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         name for item in session.items for mark in item.iter_markers("peers") for name in mark.args
     }
     if names:
+        # imported here: tests/test_leftovers.py runs this file in a folder without interop/
+        from interop import peers
+
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         peers.provision(names, reporter.write_line if reporter else print)
 

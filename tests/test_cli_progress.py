@@ -6,11 +6,14 @@ about a second, so the spinner has time to appear.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import select
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -50,6 +53,14 @@ def read_all(fd: int, process: subprocess.Popen[bytes], limit: float = 20.0) -> 
     return b"".join(chunks)
 
 
+def wide_pty() -> tuple[int, int]:
+    """A pseudo-terminal 500 columns wide: the status line is cut to the terminal's width,
+    and a pty that tells none counts as 80, which a long temporary path can pass."""
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 500, 0, 0))
+    return controller, terminal
+
+
 @pytest.fixture
 def slow_server(tmp_path: Path) -> Path:
     path = tmp_path / "slow.py"
@@ -58,7 +69,7 @@ def slow_server(tmp_path: Path) -> Path:
 
 
 def test_a_terminal_sees_a_spinner_that_is_erased(slow_server: Path) -> None:
-    controller, terminal = pty.openpty()
+    controller, terminal = wide_pty()
     process = subprocess.Popen(
         [sys.executable, "-m", "toolwire", "call", str(slow_server), "ping"],
         stdout=subprocess.PIPE,
@@ -91,7 +102,7 @@ def test_a_pipe_sees_no_spinner(slow_server: Path) -> None:
 
 
 def test_a_dumb_terminal_sees_no_spinner(slow_server: Path) -> None:
-    controller, terminal = pty.openpty()
+    controller, terminal = wide_pty()
     process = subprocess.Popen(
         [sys.executable, "-m", "toolwire", "inspect", str(slow_server)],
         stdout=subprocess.PIPE,
@@ -152,7 +163,7 @@ def test_a_terminal_sees_log_lines_and_the_progress_on_the_status_line(
 ) -> None:
     go = tmp_path / "go"
     os.mkfifo(go)
-    controller, terminal = pty.openpty()
+    controller, terminal = wide_pty()
     process = subprocess.Popen(
         [sys.executable, "-m", "toolwire", "call", str(reporting_server), "steps", "wait=true"],
         stdout=subprocess.PIPE,
