@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..auth.tokens import AccessToken
 from ..errors import ToolError
 from ..protocol.revisions import Features
+from .fastmcp_context import FastMCPContext
 from .inputs import (
     ElicitationResult,
     InputRequired,
@@ -65,6 +66,17 @@ def current_context() -> Context | None:
     return _current.get()
 
 
+_FASTMCP: Any = object()  # elicit()'s schema/response_type left out (None: FastMCP's "no fields")
+
+
+def _sdk_schema(schema: Any) -> bool:
+    """``schema`` is one the SDK's ``ctx.elicit(message, Model)`` takes: a pydantic model
+    class or a JSON schema dict (anything else is a FastMCP ``response_type``)."""
+    return isinstance(schema, dict) or (
+        isinstance(schema, type) and hasattr(schema, "model_json_schema")
+    )
+
+
 class _Sent:
     """Already done; awaiting it is allowed (and instant), so async tools may ``await``."""
 
@@ -78,7 +90,7 @@ class _Sent:
 _SENT = _Sent()
 
 
-class Context:
+class Context(FastMCPContext):
     """The calling request: its id, the client, the revision, and ways to talk back."""
 
     def __class_getitem__(cls, item: Any) -> type[Context]:
@@ -371,11 +383,21 @@ class Context:
     # ------------------------------------------------------------ questions for the client
 
     async def elicit(
-        self, message: str, schema: Any, *, key: str | None = None
+        self,
+        message: str,
+        schema: Any = _FASTMCP,
+        *,
+        key: str | None = None,
+        response_type: Any = _FASTMCP,
+        response_title: str | None = None,
+        response_description: str | None = None,
     ) -> ElicitationResult:
         """Ask the user: ``result.action`` is accept, decline or cancel; ``result.data`` the answer.
 
         ``schema`` is a pydantic model class with primitive fields (or a JSON schema dict).
+        FastMCP's ``response_type=`` (``str``, ``int``, ``bool``, a list of choices, a
+        dataclass, ``None``...) answers with its result classes, ``AcceptedElicitation``
+        and the like (:mod:`toolwire.server.fastmcp_context`).
         ``key`` names the question in a 2026-07-28 ``InputRequiredResult`` (default
         ``elicit-N``). A client that cannot ask its user raises
         :class:`~toolwire.server.inputs.InputUnavailable` (a ``ToolError``; on 2026-07-28
@@ -389,6 +411,20 @@ class Context:
             "2025-06-18",
             "The client cannot ask the user for input (no elicitation support)",
         )
+        if response_type is not _FASTMCP or not _sdk_schema(schema):
+            from . import fastmcp_context
+
+            wanted, read = fastmcp_context.form(
+                (None if schema is _FASTMCP else schema)
+                if response_type is _FASTMCP
+                else response_type,
+                response_title,
+                response_description,
+            )
+            answer = await self._ask(
+                "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
+            )
+            return self._understood(fastmcp_context.result, answer, read)
         wanted, model = requested_schema(schema)
         answer = await self._ask(
             "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
