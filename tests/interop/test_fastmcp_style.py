@@ -26,8 +26,9 @@ from mcp import Client
 from mcp import types as mcp_types
 
 from interop import peers
-from interop.test_lowlevel_sdk_styles import outcome, plain, stdio
+from interop.test_lowlevel_sdk_styles import outcome, stdio
 from interop.test_lowlevel_sdk_styles import stderr as stderr  # the fixture
+
 from mcp_spec import WireChecker
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.peers("fastmcp")]
