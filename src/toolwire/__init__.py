@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from . import types
     from .client import Client, Host
     from .server.extensions import Extension
-    from .server.fastmcp_context import (
+    from .server.fastmcp_elicit import (
         AcceptedElicitation,
         CancelledElicitation,
         DeclinedElicitation,
@@ -85,9 +85,9 @@ __all__ = [
 
 
 _FASTMCP = {
-    "AcceptedElicitation": ".server.fastmcp_context",
-    "DeclinedElicitation": ".server.fastmcp_context",
-    "CancelledElicitation": ".server.fastmcp_context",
+    "AcceptedElicitation": ".server.fastmcp_elicit",
+    "DeclinedElicitation": ".server.fastmcp_elicit",
+    "CancelledElicitation": ".server.fastmcp_elicit",
     "PromptsAsTools": ".server.fastmcp_transforms",
     "ResourcesAsTools": ".server.fastmcp_transforms",
 }

@@ -412,9 +412,9 @@ class Context(FastMCPContext):
             "The client cannot ask the user for input (no elicitation support)",
         )
         if response_type is not _FASTMCP or not _sdk_schema(schema):
-            from . import fastmcp_context
+            from . import fastmcp_elicit
 
-            wanted, read = fastmcp_context.form(
+            wanted, read = fastmcp_elicit.form(
                 (None if schema is _FASTMCP else schema)
                 if response_type is _FASTMCP
                 else response_type,
@@ -424,7 +424,7 @@ class Context(FastMCPContext):
             answer = await self._ask(
                 "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
             )
-            return self._understood(fastmcp_context.result, answer, read)
+            return self._understood(fastmcp_elicit.result, answer, read)
         wanted, model = requested_schema(schema)
         answer = await self._ask(
             "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
