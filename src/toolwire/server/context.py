@@ -69,14 +69,6 @@ def current_context() -> Context | None:
 _FASTMCP: Any = object()  # elicit()'s schema/response_type left out (None: FastMCP's "no fields")
 
 
-def _sdk_schema(schema: Any) -> bool:
-    """``schema`` is one the SDK's ``ctx.elicit(message, Model)`` takes: a pydantic model
-    class or a JSON schema dict (anything else is a FastMCP ``response_type``)."""
-    return isinstance(schema, dict) or (
-        isinstance(schema, type) and hasattr(schema, "model_json_schema")
-    )
-
-
 class _Sent:
     """Already done; awaiting it is allowed (and instant), so async tools may ``await``."""
 
@@ -411,25 +403,23 @@ class Context(FastMCPContext):
             "2025-06-18",
             "The client cannot ask the user for input (no elicitation support)",
         )
-        if response_type is not _FASTMCP or not _sdk_schema(schema):
-            from . import fastmcp_elicit
+        read: Callable[..., ElicitationResult] = elicitation_result
+        if response_type is _FASTMCP and (
+            isinstance(schema, dict) or hasattr(schema, "model_json_schema")
+        ):
+            wanted, model = requested_schema(schema)  # the SDK's: a model class or a schema
+        else:  # FastMCP's response_type (toolwire.server.fastmcp_elicit)
+            from .fastmcp_elicit import form, result
 
-            wanted, read = fastmcp_elicit.form(
-                (None if schema is _FASTMCP else schema)
-                if response_type is _FASTMCP
-                else response_type,
-                response_title,
-                response_description,
+            asked = schema if response_type is _FASTMCP else response_type
+            wanted, model = form(
+                None if asked is _FASTMCP else asked, response_title, response_description
             )
-            answer = await self._ask(
-                "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
-            )
-            return self._understood(fastmcp_elicit.result, answer, read)
-        wanted, model = requested_schema(schema)
+            read = result
         answer = await self._ask(
             "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
         )
-        return self._understood(elicitation_result, answer, model)
+        return self._understood(read, answer, model)
 
     async def elicit_url(
         self, message: str, url: str, *, key: str | None = None
