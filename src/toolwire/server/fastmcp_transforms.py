@@ -51,11 +51,8 @@ class PromptsAsTools:
         source = self.server
 
         async def list_prompts(ctx: Context) -> str:
-            """List all available prompts.
-
-            Returns JSON with prompt metadata including name, description, and optional
-            arguments.
-            """
+            """The prompts this server offers, as JSON: each one's name, description and
+            arguments (name, description, whether it is required)."""
             listed = []
             for prompt in source.prompt_registry.visible(ctx.request):
                 definition = prompt.definition
@@ -82,11 +79,8 @@ class PromptsAsTools:
                 dict[str, Any] | None, Field(description="Optional arguments for the prompt")
             ] = None,
         ) -> str:
-            """Get a prompt by name with optional arguments.
-
-            Returns the rendered prompt as JSON with a messages array. Arguments should be
-            provided as a dict mapping argument names to values.
-            """
+            """Render the prompt ``name`` with its ``arguments`` (an object of argument
+            values): JSON with the list of its messages, each a role and a content."""
             connection, request = _caller(ctx)
             try:
                 rendered = await source.render_prompt(connection, request, name, arguments or {})
@@ -123,11 +117,8 @@ class ResourcesAsTools:
         read_only = {"readOnlyHint": True}
 
         async def list_resources(ctx: Context) -> str:
-            """List all available resources and resource templates.
-
-            Returns JSON with resource metadata. Static resources have a 'uri' field, while
-            templates have a 'uri_template' field with placeholders like {name}.
-            """
+            """The resources this server offers, as JSON: a resource has a 'uri', a
+            template a 'uri_template' whose {placeholders} are filled in to read it."""
             listed: list[dict[str, Any]] = []
             for resource in source.resource_registry.visible(ctx.request):
                 definition = resource.definition
@@ -154,12 +145,8 @@ class ResourcesAsTools:
             uri: Annotated[str, Field(description="The URI of the resource to read")],
             ctx: Context,
         ) -> str:
-            """Read a resource by its URI.
-
-            For static resources, provide the exact URI. For templated resources, provide
-            the URI with template parameters filled in. Returns the resource content as a
-            string. Binary content is base64-encoded.
-            """
+            """The content of the resource at ``uri`` (a template's URI with its
+            placeholders filled in): its text, or base64 for binary content."""
             contents = await source.read_resource(uri, ctx)
             if len(contents) == 1:
                 only = contents[0]
