@@ -192,6 +192,10 @@ async def test_switches_hide_and_show_every_kind(revision: str) -> None:
         assert await client.list_prompts() == []
         with pytest.raises(ServerError, match="Unknown tool: 'reset'"):  # unknown to calls
             await client.call_tool("reset")
+        mcp.enable(names={"secret"})  # a resource by its name (or its URI)
+        assert [r["uri"] for r in await client.list_resources()] == ["data://secret"]
+        mcp.disable(names="data://secret")
+        assert await client.list_resources() == []
         mcp.enable(tags={"admin"}, components={"prompt"})
         assert [p["name"] for p in await client.list_prompts()] == ["admin_prompt"]
         assert await names(client) == ["preview", "plain"]

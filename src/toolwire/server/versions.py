@@ -16,7 +16,7 @@
 Several versions of one name coexist: listings show, and calls reach, the highest enabled
 one (versions compare part by part, numbers as numbers: ``"1.10"`` is above ``"1.9"``).
 
-A switch names components by ``names`` (tool and prompt names, resource URIs, template URI
+A switch names components by ``names`` (their names, or resource URIs and template URI
 templates), ``keys`` (``"tool:name@version"``, ``"resource:uri@"`` for an unversioned one),
 ``tags`` and ``components`` (``"tool"``, ``"resource"``, ``"template"``, ``"prompt"``); a
 component matches when it meets every criterion given. Switches apply to the components
@@ -50,7 +50,7 @@ class Switch:
     def matches(self, kind: str, key: str, item: Any) -> bool:
         if self.everything:
             return True
-        if self.names is not None and key not in self.names:
+        if self.names is not None and key not in self.names and item.name not in self.names:
             return False
         if self.keys is not None and f"{kind}:{key}@{item.version or ''}" not in self.keys:
             return False
