@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import socket
 from dataclasses import dataclass
 
 import anyio
@@ -314,6 +315,9 @@ async def test_run_async_serves_http_until_cancelled() -> None:
         serving.cancel()
         with pytest.raises(asyncio.CancelledError):
             await serving
+    host, port = url.split("/")[2].split(":")
+    with pytest.raises(OSError):  # the port is closed: the server shut down
+        socket.create_connection((host, int(port)), timeout=5).close()
 
 
 async def test_run_async_refuses_unknown_transports() -> None:

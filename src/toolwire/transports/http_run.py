@@ -72,7 +72,12 @@ async def serve_uvicorn_async(
     """:func:`serve_uvicorn` on the running event loop (``await mcp.run_async("http")``):
     until a signal, or until the awaiting task is cancelled."""
     server = _graceful(app, host, port, log_level, grace, drain, on_listening)
-    await server.serve()
+    try:
+        await server.serve()
+    except asyncio.CancelledError:  # cancelled: the same graceful shutdown as on a signal
+        if server.started:
+            await server.shutdown()
+        raise
 
 
 def _graceful(
