@@ -38,6 +38,13 @@ NO_SSE = (
     'run(transport="streamable-http"), Client(url)'
 )
 
+VERSION_SPEC = (
+    "name the versions to switch with keys={'tool:name@1.0'} in mcp.enable()/mcp.disable()"
+)
+MCP_CONFIG = (
+    'Client and Host take the {"mcpServers": {...}} dict, or the path of its JSON file, as they are'
+)
+
 ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     # mcp 1.x: the decorator server
     ("mcp.server.fastmcp", "FastMCP", "toolwire", "Server", SDK, ""),
@@ -111,6 +118,12 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("fastmcp.prompts", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.prompts.prompt", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.server.transforms", "*", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.server.transforms.prompts_as_tools", "*", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.server.transforms.resources_as_tools", "*", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.server.elicitation", "*", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.tools.base", "*", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.utilities.versions", "VersionSpec", "", "", FASTMCP, VERSION_SPEC),
+    ("fastmcp.mcp_config", "*", "", "", CLIENTS, MCP_CONFIG),
     ("fastmcp.client", "Client", "toolwire", "Client", CLIENTS, ""),
     ("fastmcp.client.transports", "*", "", "", CLIENTS, CLIENT_STDIO + "; " + CLIENT_HTTP),
 )

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..auth.tokens import AccessToken
 from ..errors import ToolError
 from ..protocol.revisions import Features
+from .fastmcp_context import FastMCPContext
 from .inputs import (
     ElicitationResult,
     InputRequired,
@@ -66,6 +67,9 @@ def current_context() -> Context | None:
     return _current.get()
 
 
+_FASTMCP: Any = object()  # elicit()'s schema/response_type left out (None: FastMCP's "no fields")
+
+
 class _Sent:
     """Already done; awaiting it is allowed (and instant), so async tools may ``await``."""
 
@@ -79,7 +83,7 @@ class _Sent:
 _SENT = _Sent()
 
 
-class Context:
+class Context(FastMCPContext):
     """The calling request: its id, the client, the revision, and ways to talk back."""
 
     def __class_getitem__(cls, item: Any) -> type[Context]:
@@ -388,11 +392,21 @@ class Context:
     # ------------------------------------------------------------ questions for the client
 
     async def elicit(
-        self, message: str, schema: Any, *, key: str | None = None
+        self,
+        message: str,
+        schema: Any = _FASTMCP,
+        *,
+        key: str | None = None,
+        response_type: Any = _FASTMCP,
+        response_title: str | None = None,
+        response_description: str | None = None,
     ) -> ElicitationResult:
         """Ask the user: ``result.action`` is accept, decline or cancel; ``result.data`` the answer.
 
         ``schema`` is a pydantic model class with primitive fields (or a JSON schema dict).
+        FastMCP's ``response_type=`` (``str``, ``int``, ``bool``, a list of choices, a
+        dataclass, ``None``...) answers with its result classes, ``AcceptedElicitation``
+        and the like (:mod:`toolwire.server.fastmcp_context`).
         ``key`` names the question in a 2026-07-28 ``InputRequiredResult`` (default
         ``elicit-N``). A client that cannot ask its user raises
         :class:`~toolwire.server.inputs.InputUnavailable` (a ``ToolError``; on 2026-07-28
@@ -406,11 +420,23 @@ class Context:
             "2025-06-18",
             "The client cannot ask the user for input (no elicitation support)",
         )
-        wanted, model = requested_schema(schema)
+        read: Callable[..., ElicitationResult] = elicitation_result
+        if response_type is _FASTMCP and (
+            isinstance(schema, dict) or hasattr(schema, "model_json_schema")
+        ):
+            wanted, model = requested_schema(schema)  # the SDK's: a model class or a schema
+        else:  # FastMCP's response_type (toolwire.server.fastmcp_elicit)
+            from .fastmcp_elicit import form, result
+
+            asked = schema if response_type is _FASTMCP else response_type
+            wanted, model = form(
+                None if asked is _FASTMCP else asked, response_title, response_description
+            )
+            read = result
         answer = await self._ask(
             "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
         )
-        return self._understood(elicitation_result, answer, model)
+        return self._understood(read, answer, model)
 
     async def elicit_url(
         self,

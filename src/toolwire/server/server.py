@@ -27,6 +27,7 @@ from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
 from ..tools import Tool
 from .context import Context
 from .core import JSON, ServerCore, unknown_tool
+from .fastmcp_surface import FastMCPSurface
 from .prompts import PromptRegistry
 from .registry import Registry, decorator
 from .request import LOG_RANK, Request
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Server(ResourceRegistry, PromptRegistry, ToolCalls):
+class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     """An MCP server whose tools are decorated Python functions.
 
     ``Server(name, version=None, instructions=None, *, page_size=None, mask_errors=True,
@@ -250,7 +251,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
             from .facing import face
 
             face(tool, self.provider)
-        if tool.name in self._tools:
+        if tool.name in self._tools and tool.version is None:  # versions: the registry
             raise RegistrationError(f"A tool named {tool.name!r} is already registered")
         if view is not None:
             self._apps().add_tool(tool.name, view, audiences)
