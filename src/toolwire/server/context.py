@@ -579,28 +579,3 @@ class Context(FastMCPContext):
             if self._features.modern:  # the retry itself is malformed (MP-09)
                 raise InvalidAnswer(str(exc)) from None
             raise
-
-
-class ClientLogHandler(logging.Handler):
-    """Forwards Python log records from inside tool calls to the calling client.
-
-    Attach it with ``mcp.forward_logging("myapp")``; records logged outside a tool call,
-    or below the client's chosen level, go nowhere.
-    """
-
-    _LEVELS = (
-        (logging.CRITICAL, "critical"),
-        (logging.ERROR, "error"),
-        (logging.WARNING, "warning"),
-        (logging.INFO, "info"),
-    )
-
-    def emit(self, record: logging.LogRecord) -> None:
-        context = _current.get()
-        if context is None:
-            return
-        level = next((name for number, name in self._LEVELS if record.levelno >= number), "debug")
-        try:
-            context.log(level, self.format(record), logger_name=record.name)
-        except Exception:
-            self.handleError(record)

@@ -19,7 +19,7 @@ from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
 from .admission import CallGate, caller_key
-from .context import ClientLogHandler
+from .client_log import forward_logging
 from .inputs import StateSigner
 from .launch import take
 from .methods import METHODS
@@ -37,11 +37,8 @@ if TYPE_CHECKING:
     from .extensions import Extension
     from .limits import RateLimiter
 
-logger = logging.getLogger("toolwire")
 
 JSON = dict[str, Any]
-
-
 MAX_CACHED_PAGES = 256
 
 
@@ -458,12 +455,7 @@ class ServerCore:
         gets only the levels it asked for; the logger's level is lowered to ``level`` if it
         would drop those records first.
         """
-        target = logger if isinstance(logger, logging.Logger) else logging.getLogger(logger)
-        if target.getEffectiveLevel() > level:
-            target.setLevel(level)
-        if not any(isinstance(h, ClientLogHandler) for h in target.handlers):
-            handler = ClientLogHandler(level)
-            target.addHandler(handler)
+        forward_logging(logger, level)
         self.context_always = True
 
     # ------------------------------------------------------------ serving
