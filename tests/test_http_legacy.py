@@ -496,25 +496,28 @@ async def test_progress_comes_on_the_calls_stream_before_the_response_which_ends
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
-async def test_log_messages_come_on_the_calls_stream_after_set_level(revision: str) -> None:
+async def test_log_messages_come_on_the_calls_stream_at_the_level_set(revision: str) -> None:
     async with endpoint(revision) as (peer, _gate):
-        # Without setLevel the client gets no log messages: a plain JSON answer.
-        quiet = await peer.post(peer.call("chatty"))
-        assert quiet.headers["content-type"].startswith("application/json")
 
-        level = await peer.post(peer.request("logging/setLevel", {"level": "info"}))
-        assert level.status_code == 200
-        assert level.json()["result"] == {}
-        call = peer.call("chatty")
-        async with peer.post_stream(call) as events:
-            messages = [event.message for event in await events.rest() if event.data]
-        logs = [m["params"] for m in messages if m.get("method") == "notifications/message"]
-        assert [(log["level"], log["data"]) for log in logs] == [
+        async def logged() -> list[tuple[str, str]]:
+            call = peer.call("chatty")
+            async with peer.post_stream(call) as events:
+                messages = [event.message for event in await events.rest() if event.data]
+            assert messages[-1]["id"] == call["id"]
+            assert text_of(messages[-1]) == "done"
+            logs = [m["params"] for m in messages if m.get("method") == "notifications/message"]
+            return [(log["level"], log["data"]) for log in logs]
+
+        # Before logging/setLevel: every level, as the official SDK sends them
+        assert await logged() == [
+            ("debug", "too detailed"),
             ("info", "working"),
             ("warning", "careful"),
         ]
-        assert messages[-1]["id"] == call["id"]
-        assert text_of(messages[-1]) == "done"
+        level = await peer.post(peer.request("logging/setLevel", {"level": "warning"}))
+        assert level.status_code == 200
+        assert level.json()["result"] == {}
+        assert await logged() == [("warning", "careful")]
 
 
 @pytest.mark.parametrize("revision", ELICITATION)

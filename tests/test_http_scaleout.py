@@ -226,23 +226,24 @@ async def test_one_session_is_served_by_both_workers(cluster: Cluster) -> None:
 
 async def test_a_log_level_set_through_one_worker_holds_on_the_other(cluster: Cluster) -> None:
     async with session(cluster.nginx) as mcp:
-        for worker in (cluster.a, cluster.b):  # both workers know the session, no log level
+
+        async def logs_from(worker: Any) -> list[Any]:
             answer, before, _ = await mcp.call(
                 "tools/call", {"name": "whoami", "arguments": {}}, url=worker.url
             )
             assert answer["result"]["structuredContent"]["result"] == worker.pid
-            assert before == [], "no log level set: no log messages"
+            return [m["params"] for m in before if m.get("method") == "notifications/message"]
 
-        answer, _, _ = await mcp.call("logging/setLevel", {"level": "info"}, url=cluster.a.url)
+        for worker in (cluster.a, cluster.b):  # both know the session; no level set: every one
+            assert await logs_from(worker) == [
+                {"level": "info", "data": f"whoami on worker {worker.pid}"}
+            ]
+
+        answer, _, _ = await mcp.call("logging/setLevel", {"level": "warning"}, url=cluster.a.url)
         assert answer["result"] == {}
 
         for worker in (cluster.b, cluster.a):
-            answer, before, _ = await mcp.call(
-                "tools/call", {"name": "whoami", "arguments": {}}, url=worker.url
-            )
-            assert answer["result"]["structuredContent"]["result"] == worker.pid
-            logs = [m["params"] for m in before if m.get("method") == "notifications/message"]
-            assert logs == [{"level": "info", "data": f"whoami on worker {worker.pid}"}], (
+            assert await logs_from(worker) == [], (
                 f"worker {worker.pid} ignores the level set through worker {cluster.a.pid}"
             )
 

@@ -23,6 +23,9 @@ MODERN = "2026-07-28"
 SCRIPT = SERVERS / "lowlevel_tutorial.py"
 MASKED = re.compile(r"Tool '(\w+)' failed with an internal error \(reference [0-9a-f]{8}\)")
 
+# A dict result's text block: indented JSON, as the official SDK's low-level server writes it.
+WEATHER_TEXT = '{\n  "temperature": 22.5,\n  "condition": "partly cloudy",\n  "humidity": 65\n}'
+
 
 def text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
@@ -83,7 +86,7 @@ async def check_tutorial(client: Any, revision: str, *, stdio: bool) -> None:
     weather = {"temperature": 22.5, "condition": "partly cloudy", "humidity": 65}
     result = await client.call_tool("get_weather", {"city": "London"})
     assert body(result.raw) == {
-        "content": [text('{"temperature":22.5,"condition":"partly cloudy","humidity":65}')],
+        "content": [text(WEATHER_TEXT)],
         "structuredContent": weather,
     }
     result = await client.call_tool("stats", {"values": [1, 2, 3.5]})
@@ -133,9 +136,7 @@ async def test_old_revisions_see_old_shapes(tutorial: Server) -> None:
         assert "outputSchema" not in tools["get_weather"]
         result = await client.call_tool("get_weather", {"city": "Paris"})
         assert "structuredContent" not in result.raw
-        assert result.content == [
-            text('{"temperature":22.5,"condition":"partly cloudy","humidity":65}')
-        ]
+        assert result.content == [text(WEATHER_TEXT)]
 
 
 async def test_sync_handlers_dict_definitions_and_pagination() -> None:
@@ -209,7 +210,7 @@ def test_to_call_result_shapes() -> None:
     block = types.TextContent(type="text", text="a")
     assert to_call_result([block]) == {"content": [text("a")]}
     assert to_call_result({"k": 1}) == {
-        "content": [text('{"k":1}')],
+        "content": [text('{\n  "k": 1\n}')],  # indented, as the SDK writes it
         "structuredContent": {"k": 1},
     }
     assert to_call_result(([block], {"k": 1})) == {

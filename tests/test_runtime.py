@@ -77,6 +77,8 @@ class Rig:
             command += ["--tool-timeout", str(self.options["tool_timeout"])]
         if "max_concurrent_calls" in self.options:
             command += ["--max-concurrent", str(self.options["max_concurrent_calls"])]
+        if "client_log_level" in self.options:
+            command += ["--client-log-level", str(self.options["client_log_level"] or "none")]
         return command
 
     def records(self) -> list[str]:
@@ -191,7 +193,7 @@ async def test_context_fields_come_from_initialize_or_from_meta(rig: Rig, revisi
             assert seen["progress_token"] is None
             assert seen["cancelled"] is False
             assert seen["current_is_ctx"] is True
-            assert seen["request_context_is_ctx"] is True
+            assert seen["request_context_matches"] is True
             if revision == MODERN:
                 assert {
                     "io.modelcontextprotocol/protocolVersion",
@@ -296,9 +298,20 @@ async def test_log_messages_reach_the_client_at_or_above_its_level(rig: Rig, rev
             assert "logger" not in by_level["error"]
 
 
+async def test_a_legacy_client_that_chose_no_level_gets_every_level(rig: Rig) -> None:
+    """As the official SDK does, a session that never sent ``logging/setLevel`` gets log
+    messages of every level (``Server(client_log_level="debug")``, the default)."""
+    async with rig.client(LEGACY) as client:
+        assert (await client.call_tool("speak")).text == "spoke"
+        received = notifications(client, "notifications/message")
+        assert [m["level"] for m in received] == ALL_LEVELS
+
+
 @pytest.mark.parametrize("revision", ERAS)
 async def test_no_log_messages_when_the_client_chose_no_level(rig: Rig, revision: str) -> None:
-    """LG-07: without a level (no setLevel, no ``_meta`` logLevel) nothing is sent."""
+    """LG-07: without a level (no ``_meta`` logLevel) nothing is sent on 2026-07-28; a
+    legacy session without ``logging/setLevel`` gets none with ``client_log_level=None``."""
+    rig.configure(client_log_level=None)
     async with rig.client(revision) as client:
         for tool in ("speak", "speak_sync", "python_logging"):
             assert not (await client.call_tool(tool)).is_error

@@ -44,6 +44,31 @@ async def call(client: Any, name: str, **arguments: Any) -> Any:
     return result.structured
 
 
+async def test_session_state_follows_the_session_across_workers(
+    cluster: tuple[str, str, set[int]],
+) -> None:
+    """FastMCP's ``ctx.set_state``/``get_state``: one MCP session's values, read through
+    either worker; another session of the same user has its own."""
+    url, _, pids = cluster
+    async with (
+        checked_client(url, "2025-11-25", auth="token-alice") as first,
+        checked_client(url, "2025-11-25", auth="token-alice") as second,
+    ):
+        wrote = await call(first, "session_set", key="cart", value=["tea"])
+        assert wrote["session"] == first._transport.session_id  # the Mcp-Session-Id
+        readers = set()
+        for _ in range(TRIES):
+            answer = await call(first, "session_get", key="cart")
+            assert answer["value"] == ["tea"] and answer["session"] == wrote["session"]
+            readers.add(answer["worker"])
+            if answer["worker"] != wrote["worker"]:
+                break
+        assert readers - {wrote["worker"]}, "no read went through the other worker"
+        assert readers <= pids
+        for _ in range(2):  # through both workers
+            assert (await call(second, "session_get", key="cart"))["value"] is None
+
+
 @pytest.mark.parametrize("revision", ERAS)
 async def test_state_follows_the_user_across_workers(
     cluster: tuple[str, str, set[int]], revision: str

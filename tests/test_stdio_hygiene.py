@@ -68,6 +68,28 @@ async def test_module_level_prints_never_reach_the_protocol_stream(revision: str
     assert WAITING not in err  # stdin was a pipe: a client, not a person
 
 
+LIFESPAN = SERVERS / "lifespan_prints.py"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[sys.executable, str(LIFESPAN)], [sys.executable, str(LIFESPAN), "async"]],
+    ids=["mcp.run", "run_stdio_async"],
+)
+async def test_a_lifespan_that_prints_never_reaches_the_protocol_stream(
+    command: list[str],
+) -> None:
+    async with served(command, LEGACY) as server:
+        first = await server.initialize(LEGACY)  # the first line out is the answer
+        assert first["result"]["serverInfo"]["name"] == "lifespan-prints"
+        assert await call(server, LEGACY, "echo", {"text": "hi"}) == (False, "hi")
+        code, rest, err = await server.close()
+    assert code == 0 and rest == b""
+    assert all(line.startswith(b'{"jsonrpc":"2.0"') for line in server.lines)
+    for printed in (b"the lifespan starts", b"echo was called", b"the lifespan ends"):
+        assert printed in err
+
+
 @pytest.mark.parametrize("command", [RUN, SCRIPT_RUN], ids=["toolwire-run", "mcp.run"])
 @pytest.mark.parametrize("revision", [LEGACY, MODERN])
 async def test_a_tool_reading_stdin_gets_end_of_file_not_the_next_request(

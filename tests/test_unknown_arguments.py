@@ -4,6 +4,7 @@ stdio, in both eras, every message checked against the revision's schema."""
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -82,22 +83,90 @@ async def test_unknown_names_are_refused_with_the_closest_parameter(
 
 @pytest.mark.parametrize("revision", REVISIONS)
 @pytest.mark.parametrize("transport", ["memory", "stdio"])
-async def test_a_server_that_ignores_unknown_names(transport: str, revision: str) -> None:
+async def test_a_server_that_ignores_unknown_names_still_refuses_a_near_miss(
+    transport: str, revision: str
+) -> None:
     got = await calls(
         transport,
         revision,
         "ignore",
         [
+            ("forecast", {"city": "Oslo", "colour": "red", "zzz": 1}),
+            ("plan", {"trip": {"city": "Rome", "days": 2}, "colour": "red"}),
+            ("forecast", {"city": "Oslo", "nite": True, "colour": "red"}),
+            ("plan", {"trip": {"city": "Rome"}, "nigth": True}),
+            ("strict", {"city": "Oslo", "cty": "x"}),
+        ],
+    )
+    assert got == [
+        (False, "Oslo at day"),  # nothing close to a parameter: dropped
+        (False, "Rome for 2 days, night=False"),
+        # a likely typo is still refused: dropping it would silently answer for the day
+        (True, f"{PREFIX} 'forecast': nite: unknown argument, did you mean 'night'?"),
+        (True, f"{PREFIX} 'plan': nigth: unknown argument, did you mean 'night'?"),
+        (True, f"{PREFIX} 'strict': cty: unknown argument, did you mean 'city'?"),
+    ]
+
+
+@pytest.mark.parametrize("transport", ["memory", "stdio"])
+async def test_ignore_all_drops_near_misses_too(transport: str) -> None:
+    got = await calls(
+        transport,
+        MODERN,
+        "ignore-all",
+        [
             ("forecast", {"city": "Oslo", "nite": True}),
             ("plan", {"trip": {"city": "Rome", "days": 2}, "nigth": True}),
-            ("strict", {"city": "Oslo", "cty": "x"}),
+            ("lenient", {"city": "Oslo", "cty": "x"}),  # the tool's "ignore" keeps its check
         ],
     )
     assert got == [
         (False, "Oslo at day"),
         (False, "Rome for 2 days, night=False"),
-        (True, f"{PREFIX} 'strict': cty: unknown argument, did you mean 'city'?"),
+        (True, f"{PREFIX} 'lenient': cty: unknown argument, did you mean 'city'?"),
     ]
+
+
+META = {"progressToken": "p1", "io.example/trace": "abc"}
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize("transport", ["memory", "stdio"])
+@pytest.mark.parametrize("mode", ["reject", "ignore"])
+async def test_underscore_names_are_never_arguments(
+    transport: str, revision: str, mode: str
+) -> None:
+    got = await calls(
+        transport,
+        revision,
+        mode,
+        [
+            ("forecast", {"city": "Oslo", "_meta": META, "_client": "x"}),
+            ("plan", {"trip": {"city": "Rome"}, "_meta": META}),
+            ("strict", {"city": "Oslo", "_meta": META}),
+            ("traced", {"city": "Oslo", "_trace": "t1", "_meta": META}),
+            ("traced", {"city": "Oslo", "_trac": "t1"}),
+            ("find_books", {"query": "Dune", "_kind": "film", "_meta": META}),
+            ("forecast", {"_meta": META}),
+        ],
+    )
+    assert got == [
+        (False, "Oslo at day"),
+        (False, "Rome for 1 days, night=False"),
+        (False, "Oslo"),
+        (False, "Oslo t1"),  # a parameter of that name receives it
+        (True, f"{PREFIX} 'traced': _trac: unknown argument, did you mean '_trace'?"),
+        (False, "Dune (book)"),  # hidden by the transform: not an argument either
+        (True, f"{PREFIX} 'forecast': city: Field required"),  # no word of _meta
+    ]
+
+
+async def test_underscore_names_are_no_prompt_arguments() -> None:
+    async with Client(load("unknown_args").build("reject"), protocol_version=MODERN) as client:
+        prompt = await client.get_prompt("greet", {"name": "Ada", "_meta": "x"})
+        assert prompt.text == "Hello Ada"
+        with pytest.raises(Exception, match="unknown argument 'nme'"):
+            await client.get_prompt("greet", {"name": "Ada", "nme": "x"})
 
 
 def test_a_wrong_option_value_is_refused_at_registration() -> None:
@@ -154,3 +223,33 @@ def test_unknown_names_are_listed_beside_the_other_errors(fast: bool) -> None:
             schema.validate(arguments)
         assert caught.value.errors == errors
     assert function_schema(add).validate({"a": 1, "b": 2}) == {"a": 1, "b": 2}
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_official_client_may_put_meta_among_the_arguments(mode: str) -> None:
+    """The official SDK's client, as some hosts use it, with ``_meta`` inside ``arguments``."""
+    import anyio
+    from mcp import Client as OfficialClient
+
+    from interop.tapped_stdio import tapped_stdio
+
+    sent: list[dict[str, Any]] = []
+
+    class Recording(WireChecker):
+        def client_sent(self, message: Any) -> None:
+            sent.append(json.loads(message))
+            super().client_sent(message)
+
+    checker = Recording()
+    with anyio.fail_after(25):
+        transport = tapped_stdio([str(SCRIPT)], checker)
+        async with OfficialClient(transport, mode=mode) as client:
+            result = await client.call_tool("forecast", {"city": "Oslo", "_meta": META})
+            assert not result.is_error, result
+            assert result.content[0].text == "Oslo at day"
+            typo = await client.call_tool("forecast", {"city": "Oslo", "nite": True})
+            assert typo.is_error
+            assert typo.content[0].text.endswith("nite: unknown argument, did you mean 'night'?")
+    checker.close()
+    calls = [m for m in sent if m.get("method") == "tools/call"]
+    assert calls[0]["params"]["arguments"]["_meta"] == META  # it did go inside the arguments

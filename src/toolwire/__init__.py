@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from .content import Audio, File, Image
+from .content import Audio, File, Image, ToolResult
 from .errors import (
     ClientError,
     RegistrationError,
@@ -40,29 +40,41 @@ if TYPE_CHECKING:
     from . import types
     from .client import Client, Host
     from .server.extensions import Extension
+    from .server.fastmcp_elicit import (
+        AcceptedElicitation,
+        CancelledElicitation,
+        DeclinedElicitation,
+    )
+    from .server.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
     from .server.transforms import Arg
 
 __all__ = [
+    "AcceptedElicitation",
     "Arg",
     "AssistantMessage",
     "Audio",
+    "CancelledElicitation",
     "Client",
     "ClientError",
     "CommandPolicy",
     "Context",
+    "DeclinedElicitation",
     "Depends",
     "Extension",
     "File",
     "Host",
     "Image",
     "Message",
+    "PromptsAsTools",
     "RPCError",
     "RegistrationError",
     "ResourceNotFound",
+    "ResourcesAsTools",
     "SafePath",
     "Server",
     "ServerError",
     "ToolError",
+    "ToolResult",
     "ToolwireError",
     "Unauthorized",
     "UserMessage",
@@ -70,6 +82,15 @@ __all__ = [
     "strip_control",
     "types",
 ]
+
+
+_FASTMCP = {
+    "AcceptedElicitation": ".server.fastmcp_elicit",
+    "DeclinedElicitation": ".server.fastmcp_elicit",
+    "CancelledElicitation": ".server.fastmcp_elicit",
+    "PromptsAsTools": ".server.fastmcp_transforms",
+    "ResourcesAsTools": ".server.fastmcp_transforms",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -86,6 +107,10 @@ def __getattr__(name: str) -> Any:
         from .server.transforms import Arg
 
         return Arg
+    if name in _FASTMCP:  # FastMCP's names (docs/migrating.md), loaded on first use
+        import importlib
+
+        return getattr(importlib.import_module(_FASTMCP[name], __name__), name)
     if name == "Extension":
         from .server.extensions import Extension
 

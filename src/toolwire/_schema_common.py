@@ -79,14 +79,19 @@ def error_list(exc: Any) -> list[tuple[str, str]]:
 
 
 EXTRA = "Extra inputs are not permitted"  # pydantic-core's words for an unknown name
+CLOSE = 0.6  # how alike an unknown name and a parameter's are for "did you mean" (difflib)
 
 
 def unknown_checked(
     validate: Callable[[dict[str, Any]], dict[str, Any]], known: frozenset[str], unknown: str
 ) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """``validate`` (which raises :class:`InvalidArguments`) with the argument names that are
-    not in ``known`` refused (``unknown="forbid"``), passed on (``"allow"``, for a function
-    with ``**kwargs``) or left to ``validate`` (``"ignore"``: it drops them).
+    not in ``known`` refused (``unknown="forbid"``), refused when close to a parameter's name
+    and dropped otherwise (``"lenient"``), passed on (``"allow"``, for a function with
+    ``**kwargs``) or left to ``validate`` (``"ignore"``: it drops them). Under ``"forbid"``
+    and ``"lenient"`` a name that starts with ``_`` (``_meta``, which some clients put among
+    the arguments) is never an argument: it is dropped, unless it is close to the name of a
+    parameter that starts with ``_`` too.
 
     A valid call pays one set operation (``known.issuperset``), cheaper than pydantic-core's
     own ``extra_behavior="forbid"``, which tracks the keys it used; only a call with unknown
@@ -94,13 +99,24 @@ def unknown_checked(
     if unknown == "ignore":
         return validate
     superset = known.issuperset
-    forbid = unknown == "forbid"
+    allow = unknown == "allow"
+    lenient = unknown == "lenient"
+
+    def refused(key: str) -> bool:
+        underscore = key[:1] == "_"
+        if not underscore and not lenient:
+            return True
+        import difflib  # only for a call that names an unknown argument
+
+        # a `_` name is refused only as a typo of a `_` parameter (`meta` takes no `_meta`)
+        names = [name for name in known if name[:1] == "_"] if underscore else list(known)
+        return bool(difflib.get_close_matches(key, names, n=1, cutoff=CLOSE))
 
     def slow(arguments: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(arguments, dict):  # validate says what is wrong with it
             return validate(arguments)
         extra = {key: value for key, value in arguments.items() if key not in known}
-        errors = [(str(key), EXTRA) for key in extra] if forbid else []
+        errors = [] if allow else [(str(key), EXTRA) for key in extra if refused(str(key))]
         try:
             values = validate(arguments)
         except InvalidArguments as exc:
@@ -108,7 +124,7 @@ def unknown_checked(
             raise
         if errors:
             raise InvalidArguments(errors)
-        return {**values, **extra}
+        return {**values, **extra} if allow else values
 
     def run(arguments: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -195,6 +195,13 @@ def pydantic_output(
     ret: Any, structured_output: bool | None, name: str, portable: bool
 ) -> tuple[dict[str, Any] | None, bool, Callable[[], Dumper]]:
     """(output schema, wraps result, dumper factory) of any return type."""
+    declared = _declared_result_schema(ret)
+    if declared is not None:  # Annotated[CallToolResult, Model]: the tool makes its result
+        from pydantic import TypeAdapter
+
+        schema = TypeAdapter(pydantic_ready(declared)).json_schema(mode="serialization")
+        schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
+        return schema, False, generic_dumper
     if (
         ret is EMPTY
         or ret is None
@@ -214,14 +221,63 @@ def pydantic_output(
         adapter: Any = TypeAdapter(pydantic_ready(ret))
         schema = adapter.json_schema(mode="serialization")
     except (PydanticUserError, NameError, TypeError):
-        if structured_output:
-            no_output_schema(name, ret)
-        return None, False, generic_dumper
+        plain = _plain_class_model(ret)
+        if plain is None:
+            if structured_output:
+                no_output_schema(name, ret)
+            return None, False, generic_dumper
+        adapter = TypeAdapter(plain)
+        schema = adapter.json_schema(mode="serialization")
     schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
     wraps = schema.get("type") != "object"
     if wraps:
         schema = wrap_result(schema)
     return schema, wraps, partial(_adapter_dumper, adapter)
+
+
+def _declared_result_schema(ret: Any) -> Any:
+    """``Model`` of ``Annotated[CallToolResult, Model]`` (the official SDK's way to publish
+    an output schema for a tool that builds its own result), else None."""
+    if typing.get_origin(ret) is not typing.Annotated:
+        return None
+    inner, *extras = typing.get_args(ret)
+    if not (
+        isinstance(inner, type)
+        and getattr(inner, "__toolwire_mcp_type__", False) is True
+        and inner.__name__ == "CallToolResult"
+    ):
+        return None
+    return next((extra for extra in extras if isinstance(extra, type)), None)
+
+
+def _plain_class_model(ret: Any) -> Any:
+    """A model of an ordinary class with annotated attributes (neither a model nor a
+    dataclass), read from an instance's attributes, as the official SDK serializes it;
+    None for any other type."""
+    if not isinstance(ret, type) or ret.__module__ == "builtins":
+        return None
+    try:
+        hints = typing.get_type_hints(ret)
+    except Exception:
+        return None
+    fields: dict[str, Any] = {}
+    for field, hint in hints.items():
+        if field.startswith("_") or typing.get_origin(hint) is typing.ClassVar:
+            continue
+        default = ret.__dict__.get(field, EMPTY)
+        fields[field] = hint if default is EMPTY else (hint, default)
+    if not fields:
+        return None
+    from pydantic import ConfigDict, create_model
+
+    try:
+        return create_model(
+            ret.__name__,
+            __config__=ConfigDict(from_attributes=True),
+            **fields,
+        )
+    except Exception:  # a field of a type pydantic cannot take either
+        return None
 
 
 def _adapter_dumper(adapter: Any) -> Dumper:

@@ -28,19 +28,37 @@ RunSync = Callable[[Callable[..., Any], dict[str, Any]], Awaitable[Any]]
 class Metadata(TypedDict, total=False):
     """The options every kind of component takes, with the same meaning: ``title``,
     ``description`` (else the function's docstring), ``icons`` (dicts or ``Icon`` models),
-    ``meta`` (its ``_meta``), ``tags``, and who may use it: the ``scopes`` the caller's token
-    must cover and an ``auth`` predicate on the caller."""
+    ``meta`` (its ``_meta``), ``tags``, ``version`` (several versions of one name may be
+    registered: the highest enabled one is served, see :mod:`toolwire.server.versions`), and
+    who may use it: the ``scopes`` the caller's token must cover and an ``auth`` predicate on
+    the caller."""
 
     title: str | None
     description: str | None
     icons: list[Any] | None
     meta: JSON | None
     tags: Iterable[str]
+    version: str | int | float | None
     scopes: str | Iterable[str]
     auth: Callable[[Any], bool] | None
 
 
 _OPTIONS = frozenset(Metadata.__annotations__)
+
+
+def version_text(version: Any) -> str:
+    """A component's ``version`` as text (``2`` and ``"2"`` are the same version)."""
+    if isinstance(version, bool) or not isinstance(version, (str, int, float)):
+        raise RegistrationError(
+            f'A version is a string or a number (version="1.2"), not {type(version).__name__}'
+        )
+    text = str(version)
+    if not text or "@" in text:
+        raise RegistrationError(
+            f"A version is a non-empty text without '@' (it separates the name from the "
+            f"version in a key such as 'tool:name@1.2'), not {text!r}"
+        )
+    return text
 
 
 def icon_dicts(icons: Iterable[Any] | None) -> list[JSON]:
@@ -77,6 +95,7 @@ class Component:
     enabled = True
     annotations: JSON | None = None
     tags: frozenset[str] = frozenset()
+    version: str | None = None
     fn: Any  # the function (None for a resource given as its content)
     is_async: bool
     # How its dependencies are filled in (toolwire.dependencies); None for most components.
@@ -96,6 +115,13 @@ class Component:
         tags = metadata.get("tags", ())
         self.tags = frozenset((tags,) if isinstance(tags, str) else tags)
         self.enabled = True
+        version = metadata.get("version")
+        if version is not None:
+            self.version = version_text(version)
+            # published as FastMCP lists it, so its clients find it where they look
+            published = dict(self.meta or {})
+            published["fastmcp"] = {**published.get("fastmcp", {}), "version": self.version}
+            self.meta = published
         # Who may see and use it: the scopes the caller's token must cover, and a predicate
         # on the caller (the verified AccessToken, or None when unauthenticated).
         self.scopes, self.auth = access_rules(metadata.get("scopes", ()), metadata.get("auth"))

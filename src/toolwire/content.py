@@ -9,6 +9,8 @@ tool returns                           result
 a content block (``types.*Content``,   that block; a list mixing them with strings gives
 ``ResourceLink``, ``EmbeddedResource``)  one block per item
 ``types.CallToolResult``               passed through as it is
+``ToolResult(content=...,              FastMCP's: the content (converted as above), the
+structured_content=..., meta=...)``    ``structuredContent`` and ``_meta`` as given
 anything else (numbers, lists, dicts,  the JSON as text, plus ``structuredContent`` when
 models, dataclasses, TypedDicts)       the tool has an output schema or the value is an object
 =====================================  =================================================
@@ -146,6 +148,13 @@ class Image(_Media):
     def to_block(self) -> JSON:
         return {"type": "image", "data": self.base64(), "mimeType": self.mime_type}
 
+    def to_image_content(self) -> Any:
+        """This image as a ``toolwire.types.ImageContent`` (the official SDK's method), to
+        put in a prompt message or a ``CallToolResult``."""
+        from .types import ImageContent
+
+        return ImageContent.model_validate(self.to_block())
+
 
 class Audio(_Media):
     """A sound clip: ``return Audio(path="note.wav")``."""
@@ -155,6 +164,12 @@ class Audio(_Media):
 
     def to_block(self) -> JSON:
         return {"type": "audio", "data": self.base64(), "mimeType": self.mime_type}
+
+    def to_audio_content(self) -> Any:
+        """This clip as a ``toolwire.types.AudioContent`` (the official SDK's method)."""
+        from .types import AudioContent
+
+        return AudioContent.model_validate(self.to_block())
 
 
 class File(_Media):
@@ -302,6 +317,9 @@ def to_result(
     if types is not None and isinstance(value, types.CallToolResult):
         wire: JSON = value.to_wire()
         return wire if clean is None else clean(wire)
+    if isinstance(value, ToolResult):
+        wire = value.to_wire()
+        return wire if clean is None else clean(wire)
     block = content_block(value)
     if block is not None:
         return {"content": [block if clean is None else clean(block)]}
@@ -344,3 +362,72 @@ def _mixed_block(item: Any) -> JSON:
     text = to_json_text(item)
     _check_finite(item, text)
     return {"type": "text", "text": text}
+
+
+class ToolResult:
+    """A whole ``tools/call`` result, as FastMCP's ``ToolResult`` builds it::
+
+        return ToolResult(
+            content=f"{len(rows)} rows",                 # text, a block, a list of them, data
+            structured_content={"rows": rows},           # a dict (or a model / dataclass)
+            meta={"elapsed_ms": 12},                     # the result's _meta
+        )
+
+    ``content`` becomes blocks as a tool's return value does (a string: one text block;
+    ``Image``/content blocks as they are; a list: one block per item; other data: its
+    JSON); without ``content``, the JSON of ``structured_content`` is the text. Unlike a
+    plain return value, ``structured_content`` is sent as given, not checked against the
+    tool's output schema. ``is_error=True`` marks the result as an error.
+    """
+
+    __slots__ = ("content", "is_error", "meta", "structured_content")
+    __toolwire_content__ = True  # a tool returning it publishes no output schema
+
+    def __init__(
+        self,
+        content: Any = None,
+        structured_content: Any = None,
+        meta: JSON | None = None,
+        is_error: bool = False,
+    ) -> None:
+        if content is None and structured_content is None:
+            raise ValueError("ToolResult needs content, structured_content or both")
+        if structured_content is not None:
+            text = to_json_text(structured_content)
+            structured_content = orjson.loads(text)
+            if not isinstance(structured_content, dict):
+                raise ValueError(
+                    "structured_content must be an object (a dict, a model, a dataclass), "
+                    f"not {type(structured_content).__name__}: wrap it, e.g. "
+                    '{"result": value}'
+                )
+        if meta is not None and not isinstance(meta, dict):
+            raise TypeError(f"meta must be a dict, not {type(meta).__name__}")
+        self.content = structured_content if content is None else content
+        self.structured_content = structured_content
+        self.meta = meta
+        self.is_error = is_error
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolResult(content={self.content!r}, structured_content="
+            f"{self.structured_content!r}, meta={self.meta!r})"
+        )
+
+    def to_wire(self) -> JSON:
+        """The internal ``CallToolResult`` dict."""
+        content = self.content
+        if isinstance(content, str):
+            blocks = [{"type": "text", "text": content}]
+        elif isinstance(content, (list, tuple)):
+            blocks = [_mixed_block(item) for item in content]
+        else:
+            blocks = [_mixed_block(content)]
+        result: JSON = {"content": blocks}
+        if self.structured_content is not None:
+            result["structuredContent"] = self.structured_content
+        if self.meta is not None:
+            result["_meta"] = self.meta
+        if self.is_error:
+            result["isError"] = True
+        return result

@@ -362,11 +362,14 @@ class Prompt(Component):
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The keyword arguments for the function, from ``prompts/get``'s string arguments.
 
-        Raises -32602 naming the first missing, unknown or invalid argument.
+        Raises -32602 naming the first missing, unknown or invalid argument; a name that
+        starts with ``_`` and is no argument (``_meta``) is left out.
         """
         kwargs: dict[str, Any] = {}
         for key, value in arguments.items():
             argument = self._by_name.get(key)
+            if argument is None and not self.extra and key[:1] == "_":
+                continue  # `_meta` and the like are never arguments
             if not isinstance(value, str):
                 raise self._invalid(f"argument {key!r} must be a string")
             if argument is None:

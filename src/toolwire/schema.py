@@ -81,6 +81,10 @@ class FunctionSchema:
         return dumper(value)
 
 
+# unknown_arguments= -> what the validators do with names that are no parameter
+UNKNOWN_ARGUMENTS = {"reject": "forbid", "ignore": "lenient", "ignore-all": "ignore"}
+
+
 def function_schema(
     fn: Callable[..., Any],
     *,
@@ -88,7 +92,7 @@ def function_schema(
     profile: Literal["portable", "pydantic"] = "portable",
     structured_output: bool | None = None,
     input_schema: dict[str, Any] | None = None,
-    unknown_arguments: Literal["reject", "ignore"] = "reject",
+    unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
     provided: Mapping[Any, Dependency] | None = None,
 ) -> FunctionSchema:
     """Build the schemas, validator and dumper of the tool function ``fn``.
@@ -103,12 +107,16 @@ def function_schema(
     is the author's own JSON Schema 2020-12 for the arguments (:mod:`toolwire._schema_given`),
     published verbatim instead of one derived from the parameters.
     ``unknown_arguments``: a call's argument names that are no parameter are an error
-    (``"reject"``) or dropped (``"ignore"``); a function with ``**kwargs`` receives them, and
-    an ``input_schema`` decides by its own ``additionalProperties``.
+    (``"reject"``), dropped unless close to a parameter's name (``"ignore"``: that one is
+    still an error, a likely typo) or all dropped (``"ignore-all"``); names that start with
+    ``_`` are dropped under each. A function with ``**kwargs`` receives them, and an
+    ``input_schema`` decides by its own ``additionalProperties``.
     """
-    if unknown_arguments not in ("reject", "ignore"):
+    if unknown_arguments not in UNKNOWN_ARGUMENTS:
         raise ValueError(
-            f"unknown_arguments must be 'reject' or 'ignore', not {unknown_arguments!r}"
+            "unknown_arguments must be 'reject', 'ignore' (unknown names dropped, a near "
+            "miss of a parameter's name refused) or 'ignore-all' (all dropped), not "
+            f"{unknown_arguments!r}"
         )
     return _function_schema(
         fn,
@@ -158,7 +166,7 @@ def _function_schema(
         params.append((p.name, p.annotation, p.default))
     ret = sig.return_annotation
     # What becomes of argument names that are no parameter (pydantic-core's extra behaviour)
-    extra = "allow" if takes_any else "forbid" if unknown_arguments == "reject" else "ignore"
+    extra = "allow" if takes_any else UNKNOWN_ARGUMENTS[unknown_arguments]
 
     hints: dict[str, Any] | None = None
     fast = _fast_fields(params) if allow_fast and portable and given is None else None

@@ -116,7 +116,7 @@ class Tool(Component):
         max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
-        unknown_arguments: Literal["reject", "ignore"] = "reject",
+        unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
         **metadata: Unpack[Metadata],

@@ -30,6 +30,7 @@ PYTHON_SDK_1 = "1.30.0"  # PyPI mcp, the 1.x line most servers still run
 TS_SDK = "1.32.2"  # npm @modelcontextprotocol/sdk
 EVERYTHING = "2026.8.31"  # npm @modelcontextprotocol/server-everything
 EXT_APPS = "2.0.4"  # npm @modelcontextprotocol/ext-apps
+FASTMCP = "3.4.11"  # PyPI fastmcp, the 3.x line (servers in its style: tests/servers/)
 FASTMCP_TASKS = "4.1.4"  # PyPI fastmcp-tasks (pins its own mcp, pulls pydocket and redis)
 PROVIDER_SDKS = {"google-genai": "3.3.0", "openai": "3.51.0"}
 
@@ -117,6 +118,12 @@ def python_sdk_1() -> str:
     return pip_venv("mcp-sdk-1", {"mcp": PYTHON_SDK_1}, check)
 
 
+def fastmcp() -> str:
+    """The interpreter of a virtualenv with FastMCP 3 (it pins its own ``mcp``)."""
+    check = "import fastmcp; print(fastmcp.__version__)"
+    return pip_venv("fastmcp", {"fastmcp": FASTMCP}, check)
+
+
 def fastmcp_tasks() -> str:
     """The interpreter of a virtualenv with FastMCP's tasks add-on."""
     check = "import fastmcp_tasks; print(fastmcp_tasks.__version__)"
@@ -146,6 +153,7 @@ def ext_apps() -> tuple[str, Path]:
 
 PEERS: dict[str, Callable[[], object]] = {
     "mcp-sdk-1": python_sdk_1,
+    "fastmcp": fastmcp,
     "fastmcp-tasks": fastmcp_tasks,
     "provider-sdks": provider_sdks,
     "npm-ts-sdk": ts_sdk,

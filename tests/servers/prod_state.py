@@ -10,6 +10,8 @@ scale-out tests (several such workers behind nginx).
 * ``lookup(q)`` — read-only and idempotent, cached by :class:`ResultCache`; answers the
   process id of the worker that really ran it.
 * ``request_info()`` — what ``ctx.http`` shows (None on stdio).
+* ``session_set(key, value)`` / ``session_get(key)`` — FastMCP's per-session state
+  (``ctx.set_state``/``ctx.get_state``), with the session id and the worker.
 """
 
 from __future__ import annotations
@@ -56,6 +58,18 @@ def build() -> Server:
     def lookup(q: str) -> dict:
         """Look ``q`` up (cached per caller); ``run`` tells each real run apart."""
         return {"q": q, "worker": os.getpid(), "run": uuid.uuid4().hex}
+
+    @mcp.tool()
+    async def session_set(key: str, value: Any, ctx: Context) -> dict:
+        """Keep ``value`` under ``key`` for this MCP session (FastMCP's ctx.set_state)."""
+        await ctx.set_state(key, value)
+        return {"worker": os.getpid(), "session": ctx.session_id}
+
+    @mcp.tool()
+    async def session_get(key: str, ctx: Context) -> dict:
+        """This session's value under ``key`` (FastMCP's ctx.get_state)."""
+        value = await ctx.get_state(key)
+        return {"worker": os.getpid(), "session": ctx.session_id, "value": value}
 
     @mcp.tool()
     def request_info(ctx: Context) -> dict:

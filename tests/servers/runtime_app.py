@@ -46,6 +46,7 @@ def build(
     tool_timeout: float | None = None,
     max_concurrent_calls: int = 10,
     grace: float = 0.5,
+    client_log_level: str | None = "debug",
 ) -> Server:
     """A fresh server; ``record`` sees the server-side events the tests assert on."""
     flags: defaultdict[str, threading.Event] = defaultdict(threading.Event)
@@ -97,6 +98,7 @@ def build(
         tool_timeout=tool_timeout,
         max_concurrent_calls=max_concurrent_calls,
         shutdown_grace=grace,
+        client_log_level=client_log_level,
     )
     mcp.forward_logging(FORWARDED_LOGGER)
 
@@ -112,7 +114,11 @@ def build(
             "progress_token": ctx.progress_token,
             "cancelled": ctx.cancelled,
             "current_is_ctx": current_context() is ctx,
-            "request_context_is_ctx": ctx.request_context is ctx,
+            "request_context_matches": (
+                ctx.request_context.request_id == ctx.request_id
+                and ctx.request_context.meta == ctx.meta
+                and ctx.request_context.lifespan_context is ctx.lifespan_context
+            ),
         }
 
     @mcp.tool()
@@ -397,10 +403,12 @@ if __name__ == "__main__":
     parser.add_argument("--tool-timeout", type=float, default=None)
     parser.add_argument("--max-concurrent", type=int, default=10)
     parser.add_argument("--grace", type=float, default=0.5)
+    parser.add_argument("--client-log-level", default="debug")
     options = parser.parse_args()
     build(
         file_recorder(options.record),
         tool_timeout=options.tool_timeout,
         max_concurrent_calls=options.max_concurrent,
         grace=options.grace,
+        client_log_level=None if options.client_log_level == "none" else options.client_log_level,
     ).run()

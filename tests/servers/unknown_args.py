@@ -1,7 +1,7 @@
 """Tools that meet argument names they have no parameter for (``{"nite": ...}``).
 
-``python unknown_args.py`` serves it over stdio; ``python unknown_args.py ignore`` builds the
-server with ``unknown_arguments="ignore"``.
+``python unknown_args.py`` serves it over stdio; ``python unknown_args.py ignore`` (or
+``ignore-all``) builds the server with ``unknown_arguments="ignore"`` (``"ignore-all"``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from toolwire import Server
+from toolwire import Arg, Server
 
 
 class Trip(BaseModel):
@@ -46,6 +46,25 @@ def build(unknown_arguments: Any = "reject") -> Server:
     def tagged(city: str, **labels: Any) -> str:
         """Takes any further names."""
         return f"{city} {sorted(labels.items())}"
+
+    @mcp.tool()
+    def traced(city: str, _trace: str = "-") -> str:
+        """Has a parameter whose name starts with an underscore."""
+        return f"{city} {_trace}"
+
+    @mcp.tool()
+    def search(query: str, _kind: str = "any") -> str:
+        """Transformed below: ``_kind`` hidden with a fixed value."""
+        return f"{query} ({_kind})"
+
+    mcp.transform_tool(
+        "search", name="find_books", arguments={"_kind": Arg(hide=True, value="book")}
+    )
+
+    @mcp.prompt()
+    def greet(name: str) -> str:
+        """A prompt with one argument."""
+        return f"Hello {name}"
 
     return mcp
 

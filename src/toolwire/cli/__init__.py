@@ -11,6 +11,7 @@
     toolwire install server.py --client cursor   # also claude-desktop, claude-code, vscode, ...
     toolwire install http://127.0.0.1:8000/mcp --client vscode   # a running HTTP server
     toolwire lint server.py [other.py URL --command CMD] [--provider openai] [--json]
+    toolwire migrate src/ [--check] [--diff]   # mcp / fastmcp imports -> toolwire's
     toolwire version                       # or toolwire --version
 
 ``inspect`` and ``call`` take a file, a URL (with ``--header``) or ``--command`` as ``dev``
@@ -146,6 +147,10 @@ def _parser() -> argparse.ArgumentParser:
 
     add_proxy(commands)
 
+    from .migrate_command import add_parser as add_migrate
+
+    add_migrate(commands)
+
     commands.add_parser(
         "version",
         help="toolwire, Python and MCP revision versions",
@@ -274,6 +279,10 @@ def _dispatch(options: argparse.Namespace) -> int:
         from .proxy_command import command as proxy
 
         return proxy(options)
+    if options.command == "migrate":
+        from .migrate_command import command as migrate
+
+        return migrate(options)
     if options.command == "run":
         return _run(options)
     return commands.usage_error(f"unknown command {options.command!r}")

@@ -127,6 +127,15 @@ class Client(
         telemetry: Any = None,
         relay_let_go: bool = False,
     ) -> None:
+        if not isinstance(target, (list, tuple)):
+            from .mcp_config import is_config
+
+            if is_config(target):  # an mcpServers configuration (toolwire.client.mcp_config)
+                from .mcp_config import single
+
+                given: dict[str, Any] = {"env": env, "cwd": cwd, "headers": headers}
+                target = single(target, given)
+                env, cwd, headers = given["env"], given["cwd"], given["headers"]
         if protocol_version is not None and protocol_version not in REVISIONS:
             raise ValueError(
                 f"Unknown protocol version {protocol_version!r}; known: {', '.join(REVISIONS)}"

@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -118,13 +119,24 @@ class Host(HostPrimitives):
 
     def __init__(
         self,
-        servers: Mapping[str, Any],
+        servers: Mapping[str, Any] | str | os.PathLike[str],
         *,
         trusted: Iterable[str] = (),
         confirm: Confirm | None = None,
         policy: ApprovalPolicy | None = None,
         **client_options: Any,
     ) -> None:
+        from .mcp_config import is_config
+
+        if is_config(servers):  # an mcpServers configuration (toolwire.client.mcp_config)
+            from .mcp_config import clients
+
+            servers = clients(servers, Client, {"cache_tools": True, **client_options})
+        elif not isinstance(servers, Mapping):
+            raise TypeError(
+                "Host takes {name: target} or an mcpServers configuration (a dict, or the "
+                f"path of a .json file), not {servers!r}"
+            )
         for server in servers:
             if not isinstance(server, str) or not server:
                 raise ValueError(f"A server's name must be a non-empty string, not {server!r}")

@@ -115,7 +115,7 @@ class _Readable(Component):
             try:
                 # the variables come from the URI template, checked against the parameters
                 schema = function_schema(
-                    self.fn, inject=inject, unknown_arguments="ignore", provided=provided
+                    self.fn, inject=inject, unknown_arguments="ignore-all", provided=provided
                 )
             except (TypeError, ValueError) as exc:
                 raise RegistrationError(f"Resource {fallback_name!r}: {exc}") from exc

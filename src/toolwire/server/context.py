@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..auth.tokens import AccessToken
 from ..errors import ToolError
 from ..protocol.revisions import Features
+from .fastmcp_context import FastMCPContext
 from .inputs import (
     ElicitationResult,
     InputRequired,
@@ -49,6 +50,7 @@ from .request import Connection, Request, Rule
 
 if TYPE_CHECKING:
     from ..transports.http_trace import HttpRequest
+    from .sdk_session import RequestContext, ServerSession
     from .state import CallerState
 
 logger = logging.getLogger("toolwire")
@@ -65,6 +67,9 @@ def current_context() -> Context | None:
     return _current.get()
 
 
+_FASTMCP: Any = object()  # elicit()'s schema/response_type left out (None: FastMCP's "no fields")
+
+
 class _Sent:
     """Already done; awaiting it is allowed (and instant), so async tools may ``await``."""
 
@@ -78,7 +83,7 @@ class _Sent:
 _SENT = _Sent()
 
 
-class Context:
+class Context(FastMCPContext):
     """The calling request: its id, the client, the revision, and ways to talk back."""
 
     def __class_getitem__(cls, item: Any) -> type[Context]:
@@ -163,9 +168,20 @@ class Context:
         return CallerState(self._connection.server, self._connection, self.request)
 
     @property
-    def request_context(self) -> Context:
-        """This context (``ctx.request_context.lifespan_context`` works as in the official SDK)."""
-        return self
+    def session(self) -> ServerSession:
+        """The official SDK's ``ctx.session`` (``create_message``, ``send_log_message``,
+        ``send_resource_updated``, ...): :mod:`toolwire.server.sdk_session`."""
+        from .sdk_session import ServerSession
+
+        return ServerSession(self)
+
+    @property
+    def request_context(self) -> RequestContext:
+        """The official SDK's ``ctx.request_context``: ``request_id``, ``meta``, ``session``,
+        ``lifespan_context``, ``request`` (:mod:`toolwire.server.sdk_session`)."""
+        from .sdk_session import RequestContext
+
+        return RequestContext(self)
 
     def close_sse_connection(self, retry_ms: int | None = None) -> bool:
         """End the HTTP connection that carries this call's SSE stream, while the call and
@@ -323,12 +339,17 @@ class Context:
     def log(self, level: str, message: Any, *, logger_name: str | None = None) -> _Sent:
         """Send ``notifications/message`` if the client's log level lets ``level`` through.
 
-        Legacy clients choose the level with ``logging/setLevel``, 2026-07-28 clients per
-        request in ``_meta``; a client that chose none gets no log messages.
+        Legacy clients choose the level with ``logging/setLevel``; one that chose none gets
+        the server's ``client_log_level`` (every level by default, as the official SDK
+        sends them; ``Server(client_log_level=None)``: none). 2026-07-28 clients choose per
+        request in ``_meta``; a request that chose none gets no log messages.
         """
         if level not in LOG_RANK:
             raise ValueError(f"Unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
-        if self.log_level is None or LOG_RANK[level] < LOG_RANK[self.log_level]:
+        chosen = self.log_level
+        if chosen is None and not self._features.modern:
+            chosen = getattr(self._connection.server, "client_log_level", "debug")
+        if chosen is None or LOG_RANK[level] < LOG_RANK[chosen]:
             return _SENT
         params: dict[str, Any] = {"level": level, "data": message}
         if logger_name:
@@ -371,11 +392,21 @@ class Context:
     # ------------------------------------------------------------ questions for the client
 
     async def elicit(
-        self, message: str, schema: Any, *, key: str | None = None
+        self,
+        message: str,
+        schema: Any = _FASTMCP,
+        *,
+        key: str | None = None,
+        response_type: Any = _FASTMCP,
+        response_title: str | None = None,
+        response_description: str | None = None,
     ) -> ElicitationResult:
         """Ask the user: ``result.action`` is accept, decline or cancel; ``result.data`` the answer.
 
         ``schema`` is a pydantic model class with primitive fields (or a JSON schema dict).
+        FastMCP's ``response_type=`` (``str``, ``int``, ``bool``, a list of choices, a
+        dataclass, ``None``...) answers with its result classes, ``AcceptedElicitation``
+        and the like (:mod:`toolwire.server.fastmcp_context`).
         ``key`` names the question in a 2026-07-28 ``InputRequiredResult`` (default
         ``elicit-N``). A client that cannot ask its user raises
         :class:`~toolwire.server.inputs.InputUnavailable` (a ``ToolError``; on 2026-07-28
@@ -389,14 +420,31 @@ class Context:
             "2025-06-18",
             "The client cannot ask the user for input (no elicitation support)",
         )
-        wanted, model = requested_schema(schema)
+        read: Callable[..., ElicitationResult] = elicitation_result
+        if response_type is _FASTMCP and (
+            isinstance(schema, dict) or hasattr(schema, "model_json_schema")
+        ):
+            wanted, model = requested_schema(schema)  # the SDK's: a model class or a schema
+        else:  # FastMCP's response_type (toolwire.server.fastmcp_elicit)
+            from .fastmcp_elicit import form, result
+
+            asked = schema if response_type is _FASTMCP else response_type
+            wanted, model = form(
+                None if asked is _FASTMCP else asked, response_title, response_description
+            )
+            read = result
         answer = await self._ask(
             "elicit", "elicitation/create", {"message": message, "requestedSchema": wanted}, key
         )
-        return self._understood(elicitation_result, answer, model)
+        return self._understood(read, answer, model)
 
     async def elicit_url(
-        self, message: str, url: str, *, key: str | None = None
+        self,
+        message: str,
+        url: str,
+        elicitation_id: str | None = None,
+        *,
+        key: str | None = None,
     ) -> ElicitationResult:
         """Ask the user to go to ``url`` (a sign-in, a payment, anything the server must not
         see pass through the client); ``result.action`` says whether they agreed. The client
@@ -404,7 +452,8 @@ class Context:
 
         Needs a client that declared URL elicitation (``elicitation: {"url": {}}``, since
         2025-11-25); other clients get what :meth:`elicit` gives them. ``url`` must be an
-        absolute http(s) URL.
+        absolute http(s) URL. ``elicitation_id`` names it on 2025-11-25 (the official SDK's
+        argument; a random one by default).
         """
         if not url.lower().startswith(("https://", "http://")):
             raise ValueError(f"elicit_url needs an http(s) URL, not {url[:100]!r}")
@@ -416,7 +465,7 @@ class Context:
         )
         params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
         if not self._features.modern:  # 2025-11-25 names each URL elicitation
-            params["elicitationId"] = secrets.token_urlsafe(12)
+            params["elicitationId"] = elicitation_id or secrets.token_urlsafe(12)
         answer = await self._ask("elicit", "elicitation/create", params, key)
         return self._understood(elicitation_result, answer, None)
 
@@ -530,28 +579,3 @@ class Context:
             if self._features.modern:  # the retry itself is malformed (MP-09)
                 raise InvalidAnswer(str(exc)) from None
             raise
-
-
-class ClientLogHandler(logging.Handler):
-    """Forwards Python log records from inside tool calls to the calling client.
-
-    Attach it with ``mcp.forward_logging("myapp")``; records logged outside a tool call,
-    or below the client's chosen level, go nowhere.
-    """
-
-    _LEVELS = (
-        (logging.CRITICAL, "critical"),
-        (logging.ERROR, "error"),
-        (logging.WARNING, "warning"),
-        (logging.INFO, "info"),
-    )
-
-    def emit(self, record: logging.LogRecord) -> None:
-        context = _current.get()
-        if context is None:
-            return
-        level = next((name for number, name in self._LEVELS if record.levelno >= number), "debug")
-        try:
-            context.log(level, self.format(record), logger_name=record.name)
-        except Exception:
-            self.handleError(record)

@@ -19,7 +19,7 @@ from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
 from .admission import CallGate, caller_key
-from .context import ClientLogHandler
+from .client_log import forward_logging
 from .inputs import StateSigner
 from .launch import take
 from .methods import METHODS
@@ -37,11 +37,8 @@ if TYPE_CHECKING:
     from .extensions import Extension
     from .limits import RateLimiter
 
-logger = logging.getLogger("toolwire")
 
 JSON = dict[str, Any]
-
-
 MAX_CACHED_PAGES = 256
 
 
@@ -458,12 +455,7 @@ class ServerCore:
         gets only the levels it asked for; the logger's level is lowered to ``level`` if it
         would drop those records first.
         """
-        target = logger if isinstance(logger, logging.Logger) else logging.getLogger(logger)
-        if target.getEffectiveLevel() > level:
-            target.setLevel(level)
-        if not any(isinstance(h, ClientLogHandler) for h in target.handlers):
-            handler = ClientLogHandler(level)
-            target.addHandler(handler)
+        forward_logging(logger, level)
         self.context_always = True
 
     # ------------------------------------------------------------ serving
@@ -585,6 +577,7 @@ class ServerCore:
         if take(self, "stdio", options):
             return
         from ..transports.stdio import serve_stdio
+        from ..transports.stdio_guard import held_stdio
 
         if self.max_message_bytes is not None:
             options.setdefault("max_message_bytes", self.max_message_bytes)
@@ -593,12 +586,13 @@ class ServerCore:
         if self.max_calls_in_flight is not None:
             options.setdefault("max_calls_in_flight", self.max_calls_in_flight)
         options.setdefault("name", self.name)
-        await self.start()
-        try:
-            await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
-        finally:
-            from ..transports.stopping import signals_ignored
+        with held_stdio():  # before the lifespan, whose print() must not reach the client
+            await self.start()
+            try:
+                await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
+            finally:
+                from ..transports.stopping import signals_ignored
 
-            with signals_ignored(asyncio.get_running_loop()):  # the lifespan closes in peace
-                await self.stop()
-            self.runner.shutdown()
+                with signals_ignored(asyncio.get_running_loop()):  # the lifespan closes in peace
+                    await self.stop()
+                self.runner.shutdown()

@@ -153,6 +153,7 @@ def handler_failure(
     of the handler's own code (``KeyError`` on a dict of prompts, say)."""
     if isinstance(exc, RPCError):
         return exc
+    handler = getattr(handler, "__wrapped__", handler)  # a 2.x handler in a 1.x slot
     source = getattr(getattr(handler, "__code__", None), "co_filename", None)
     if isinstance(exc, ResourceNotFound) and lookup is not None:
         return lookup(error_message(exc))

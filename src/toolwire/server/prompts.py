@@ -19,6 +19,7 @@ prompt methods are unknown (-32601).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
@@ -27,6 +28,7 @@ from .. import jsonrpc
 from ..completion import run_completer
 from ..components import Metadata
 from ..errors import RPCError
+from ..functions import is_async
 from ..prompts import Prompt
 from ..protocol import shaping
 from ..protocol.revisions import Features
@@ -65,6 +67,24 @@ class PromptRegistry(ServerCore):
         return self.prompt_registry.items
 
     # ------------------------------------------------------------ registration
+
+    _completion_handler: Callable[..., Any] | None = None
+
+    def completion(self) -> Callable[[F], F]:
+        """The official SDK's ``@mcp.completion()``: ``handler(ref, argument, context)``
+        (sync or async) answers every ``completion/complete``: ``ref`` is a
+        ``PromptReference`` or ``ResourceTemplateReference``, ``argument`` has ``name`` and
+        ``value``, ``context`` is None or has ``arguments``. It returns a ``Completion``
+        (or a list of values); None leaves the argument to its own ``complete=`` completer
+        (nothing to suggest without one)."""
+
+        def register(fn: F) -> F:
+            if not callable(fn):
+                raise TypeError("@mcp.completion() decorates a function")
+            self._completion_handler = fn
+            return fn
+
+        return register
 
     @overload
     def prompt(self, name: F, /) -> F: ...
@@ -159,7 +179,10 @@ class PromptRegistry(ServerCore):
         return accepted
 
     def offers_completions(self) -> bool:
-        """Some prompt argument or resource-template variable has a completer."""
+        """Some prompt argument or resource-template variable has a completer (or the
+        server an SDK-style ``@mcp.completion()`` handler)."""
+        if self._completion_handler is not None:
+            return True
         if self.offers_prompts and any(p.completers for p in self._prompts.values()):
             return True
         templates: Any = getattr(self, "resource_templates", None) or ()
@@ -229,6 +252,45 @@ class PromptRegistry(ServerCore):
         self, request: Request, ref: JSON, name: str, value: str, context: dict[str, str]
     ) -> Any:
         """The ``completion/complete`` result (or its coroutine) for one argument."""
+        if self._completion_handler is not None and ref.get("type") in REF_KEYS:
+            return self._complete_by_handler(request, ref, name, value, context)
+        return self._complete_own(request, ref, name, value, context)
+
+    async def _complete_by_handler(
+        self, request: Request, ref: JSON, name: str, value: str, context: dict[str, str]
+    ) -> JSON:
+        from .sdk_session import completion_arguments
+
+        handler = self._completion_handler
+        assert handler is not None
+        given = context if isinstance(request.params.get("context"), dict) else None
+        arguments = completion_arguments(ref, name, value, given)
+        found: list[Any] = []
+
+        async def ask_async(_: str) -> Any:
+            found.append(await handler(*arguments))
+            return found[0]
+
+        def ask(_: str) -> Any:
+            found.append(handler(*arguments))
+            return found[0]
+
+        completion = await run_completer(
+            ask_async if is_async(handler) else ask,
+            value,
+            {},
+            self.runner.run,
+            label=f"argument {name!r}",
+            mask_errors=self.mask_errors,
+        )
+        if found and found[0] is None:  # the handler leaves it to the argument's completer
+            own = self._complete_own(request, ref, name, value, context)
+            return await own if inspect.isawaitable(own) else own  # type: ignore[no-any-return]
+        return {"completion": completion}
+
+    def _complete_own(
+        self, request: Request, ref: JSON, name: str, value: str, context: dict[str, str]
+    ) -> Any:
         kind = ref.get("type")
         if kind == "ref/prompt":
             prompt_name = ref.get("name")
@@ -264,6 +326,9 @@ class PromptRegistry(ServerCore):
             completer, value, context, self.runner.run, label=label, mask_errors=self.mask_errors
         )
         return {"completion": completion}
+
+
+REF_KEYS = {"ref/prompt": "name", "ref/resource": "uri"}
 
 
 def _state_key(prompt: Prompt) -> str:

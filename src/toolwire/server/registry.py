@@ -30,7 +30,7 @@ from typing import Any, Generic, TypeVar
 from .. import jsonrpc
 from ..auth.tokens import may_use
 from ..components import Component
-from ..errors import RegistrationError, RPCError
+from ..errors import RPCError
 from .request import JSON, Request, Rule
 
 C = TypeVar("C", bound=Component)
@@ -138,6 +138,10 @@ class Registry(Generic[C]):
         self.exclude_tags: frozenset[str] = _NO_TAGS
         # The owner's access rule (None: none).
         self.rule: Callable[[C, Request], bool] | None = None
+        # Server-wide switches, in order (mcp.enable/disable: toolwire.server.versions),
+        # and every version of the names registered more than once.
+        self.switches: list[Any] = []
+        self.versions: dict[str, list[C]] = {}
 
     def scope_hierarchy(self) -> Any:
         """Which scopes imply which (AU-26): the owner's, if it has one."""
@@ -147,9 +151,14 @@ class Registry(Generic[C]):
 
     def add(self, item: C) -> C:
         key = self.key(item)
-        if key in self.items:
-            raise RegistrationError(f"A {self.noun} {key!r} is already registered")
-        self.items[key] = item
+        if key in self.items or self.switches:
+            # another version of it, or server-wide switches (mcp.disable(tags=...)) to
+            # apply: toolwire.server.versions (loaded by the servers that use either)
+            from .versions import admit
+
+            admit(self, key, item)
+        else:
+            self.items[key] = item
         self.touch()
         return item
 
@@ -157,6 +166,7 @@ class Registry(Generic[C]):
         item = self.items.pop(key, None)
         if item is None:
             raise KeyError(f"No {self.noun} {key!r}")
+        self.versions.pop(key, None)
         self.touch()
         return item
 
@@ -176,6 +186,10 @@ class Registry(Generic[C]):
             raise KeyError(f"No {self.noun} {key!r}")
         if item.enabled != enabled:
             item.enabled = enabled
+            if key in self.versions:  # another version may take its place
+                from .versions import pick
+
+                pick(self, key)
             self.touch()
 
     def touch(self) -> None:

@@ -73,13 +73,12 @@ class ResourceRegistry(ServerCore):
     # ------------------------------------------------------------ registration
 
     @overload
-    def resource(self, uri: str, /) -> Callable[[F], F]: ...
+    def resource(self, uri: str) -> Callable[[F], F]: ...
 
     @overload
     def resource(
         self,
         uri: str,
-        /,
         *,
         name: str | None = None,
         mime_type: str | None = None,
@@ -89,7 +88,7 @@ class ResourceRegistry(ServerCore):
         **metadata: Unpack[Metadata],
     ) -> Callable[[F], F]: ...
 
-    def resource(self, uri: str, /, **options: Any) -> Any:
+    def resource(self, uri: str, **options: Any) -> Any:
         """Register a function as a resource (``uri`` fixed) or a resource template (``uri``
         with ``{variables}``, each one a parameter of the function).
 
@@ -104,6 +103,9 @@ class ResourceRegistry(ServerCore):
         for tools: another caller does not see it in ``resources/list`` (or
         ``resources/templates/list``), and reading, subscribing to or completing it answers
         as if nothing served the URI.
+
+        ``uri`` may be given by keyword too (``@mcp.resource(uri="...")``, as in the
+        official SDK).
         """
         if callable(uri):
             raise TypeError('@mcp.resource needs a URI: @mcp.resource("scheme://path")')

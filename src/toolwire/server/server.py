@@ -27,9 +27,10 @@ from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
 from ..tools import Tool
 from .context import Context
 from .core import JSON, ServerCore, unknown_tool
+from .fastmcp_surface import FastMCPSurface
 from .prompts import PromptRegistry
 from .registry import Registry, decorator
-from .request import Request
+from .request import LOG_RANK, Request
 from .resources import ResourceRegistry
 from .tool_calls import ToolCalls
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Server(ResourceRegistry, PromptRegistry, ToolCalls):
+class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     """An MCP server whose tools are decorated Python functions.
 
     ``Server(name, version=None, instructions=None, *, page_size=None, mask_errors=True,
@@ -61,9 +62,17 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
 
     Unknown arguments: a call with an argument name the tool has no parameter for (``nite``
     for ``night``) gets an ``isError`` result naming it, with the closest parameter name, so
-    the model can correct itself; ``unknown_arguments="ignore"`` drops such names instead
-    (also a tool option). A tool with ``**kwargs`` receives them, and one with its own
-    ``input_schema`` follows that schema's ``additionalProperties``.
+    the model can correct itself; ``unknown_arguments="ignore"`` drops such names instead,
+    except one close to a parameter's name (a likely typo, still refused), and
+    ``"ignore-all"`` drops them all (also a tool option). A name that starts with ``_``
+    (``_meta``, which some clients put among the arguments) is never an argument: it is
+    dropped. A tool with ``**kwargs`` receives them, and one with its own ``input_schema``
+    follows that schema's ``additionalProperties``.
+
+    Log messages (``ctx.info(...)``, ``ctx.log``): a legacy client that never sent
+    ``logging/setLevel`` gets those at ``client_log_level`` and above (``"debug"``, every
+    level, as the official SDK sends them); ``client_log_level=None`` sends it none until
+    it chooses a level. A 2026-07-28 request gets them only when its ``_meta`` asks.
 
     Bounded work: ``max_concurrent_calls`` (256) calls run at once, the rest wait; each
     caller (the authenticated identity, else the session) has a fair share of the slots
@@ -94,8 +103,9 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
         max_argument_depth: int | None = MAX_ARGUMENT_DEPTH,
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
-        unknown_arguments: Literal["reject", "ignore"] = "reject",
+        unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
         provider: Literal["openai", "gemini", "anthropic"] | None = None,
+        client_log_level: str | None = "debug",
         **options: Any,
     ) -> None:
         # The official SDK's constructor options (debug, log_level, host, port, json_response,
@@ -108,6 +118,13 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
             settings, options, tools = absorb(options)
         super().__init__(name, version, instructions, **options)
         self._settings = settings
+        if client_log_level is not None and client_log_level not in LOG_RANK:
+            raise ValueError(
+                f"client_log_level={client_log_level!r} is no log level: use one of "
+                f"{', '.join(LOG_RANK)}, or None to send log messages only to clients that "
+                "chose a level (logging/setLevel)"
+            )
+        self.client_log_level = client_log_level
         self.dependencies: list[str] = settings.dependencies if settings is not None else []
         self.schema_profile = schema_profile
         # A server facing one LLM provider publishes its export (toolwire.server.facing).
@@ -188,7 +205,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
         max_argument_depth: int | None = ...,
         max_string_length: int | None = ...,
         strip_control_sequences: bool = ...,
-        unknown_arguments: Literal["reject", "ignore"] = ...,
+        unknown_arguments: Literal["reject", "ignore", "ignore-all"] = ...,
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
         app: str | None = None,
@@ -234,7 +251,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls):
             from .facing import face
 
             face(tool, self.provider)
-        if tool.name in self._tools:
+        if tool.name in self._tools and tool.version is None:  # versions: the registry
             raise RegistrationError(f"A tool named {tool.name!r} is already registered")
         if view is not None:
             self._apps().add_tool(tool.name, view, audiences)

@@ -275,6 +275,8 @@ def derive_tool(
         out: JSON = {}
         for key, value in given.items():
             if key in gone:  # an original name that this tool does not take
+                if key[:1] == "_":  # `_meta` and the like are never arguments
+                    continue
                 raise _Unknown(key)
             out[renamed.get(key, key)] = value
         for new, value in defaults.items():

@@ -54,6 +54,41 @@ def serve_uvicorn(
     ``drain(grace)`` ends the server's calls in flight, as in a stdio shutdown.
     ``on_listening(host, port)`` is called once the socket accepts connections (the port
     actually bound, also when ``port=0`` asked for a free one)."""
+    server = _graceful(app, host, port, log_level, grace, drain, on_listening)
+    with _signals_end_the_run():
+        server.run()
+
+
+async def serve_uvicorn_async(
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    log_level: str,
+    grace: float,
+    drain: Callable[[float], Awaitable[None]],
+    on_listening: Callable[[str, int], None] | None = None,
+) -> None:
+    """:func:`serve_uvicorn` on the running event loop (``await mcp.run_async("http")``):
+    until a signal, or until the awaiting task is cancelled."""
+    server = _graceful(app, host, port, log_level, grace, drain, on_listening)
+    try:
+        await server.serve()
+    except asyncio.CancelledError:  # cancelled: the same graceful shutdown as on a signal
+        if server.started:
+            await server.shutdown()
+        raise
+
+
+def _graceful(
+    app: Any,
+    host: str,
+    port: int,
+    log_level: str,
+    grace: float,
+    drain: Callable[[float], Awaitable[None]],
+    on_listening: Callable[[str, int], None] | None,
+) -> Any:
     import uvicorn
 
     class GracefulServer(uvicorn.Server):
@@ -86,8 +121,7 @@ def serve_uvicorn(
         lifespan="on",
         timeout_graceful_shutdown=WRITE_OUT_S,
     )
-    with _signals_end_the_run():
-        GracefulServer(config).run()
+    return GracefulServer(config)
 
 
 async def not_ready_first(app: Any, forced: Callable[[], bool]) -> None:

@@ -1,0 +1,137 @@
+"""FastMCP 3's server methods on :class:`toolwire.Server`: ``enable``/``disable``,
+``add_transform`` and ``run_async``.
+
+::
+
+    mcp.disable(tags={"internal"})
+    mcp.add_transform(PromptsAsTools(mcp))
+    await mcp.run_async(transport="stdio")
+
+``enable``/``disable`` are the server-wide switches of :mod:`toolwire.server.versions`;
+``add_transform`` takes :class:`~toolwire.server.fastmcp_transforms.PromptsAsTools` and
+:class:`~toolwire.server.fastmcp_transforms.ResourcesAsTools` (toolwire's own tool
+transforms are :meth:`Server.transform_tool`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+S = TypeVar("S", bound="FastMCPSurface")
+
+
+class FastMCPSurface:
+    """The FastMCP methods of :class:`toolwire.Server` (a base class of it)."""
+
+    def enable(
+        self: S,
+        *,
+        names: str | Iterable[str] | None = None,
+        keys: str | Iterable[str] | None = None,
+        version: Any = None,
+        tags: str | Iterable[str] | None = None,
+        components: str | Iterable[str] | None = None,
+        only: bool = False,
+    ) -> S:
+        """Enable the components that match every criterion given: ``names`` (names,
+        URIs, URI templates), ``keys`` (``"tool:name@1.0"``), ``tags``, ``components``
+        (``"tool"``, ``"resource"``, ``"template"``, ``"prompt"``); ``only=True`` disables
+        every other one. Later switches win over earlier ones (:mod:`.versions`)."""
+        from .versions import switch
+
+        switch(
+            self,
+            True,
+            names=names,
+            keys=keys,
+            version=version,
+            tags=tags,
+            components=components,
+            only=only,
+        )
+        return self
+
+    def disable(
+        self: S,
+        *,
+        names: str | Iterable[str] | None = None,
+        keys: str | Iterable[str] | None = None,
+        version: Any = None,
+        tags: str | Iterable[str] | None = None,
+        components: str | Iterable[str] | None = None,
+    ) -> S:
+        """Disable the components that match every criterion given (as :meth:`enable`):
+        they leave the listings and become unknown to calls."""
+        from .versions import switch
+
+        switch(
+            self, False, names=names, keys=keys, version=version, tags=tags, components=components
+        )
+        return self
+
+    def add_transform(self, transform: Any) -> None:
+        """Apply FastMCP's ``PromptsAsTools(mcp)`` or ``ResourcesAsTools(mcp)``."""
+        apply = getattr(transform, "apply_to", None)
+        if apply is None:
+            raise TypeError(
+                f"add_transform takes PromptsAsTools(mcp) or ResourcesAsTools(mcp), not "
+                f"{type(transform).__name__}: derive a tool with mcp.transform_tool(...), "
+                "hide components with mcp.disable(...), prefix names with "
+                "mcp.mount(server, prefix=...)"
+            )
+        apply(self)
+
+    async def run_async(self, transport: str | None = None, **options: Any) -> None:
+        """Serve from a running event loop: ``"stdio"`` (the default) until the client goes
+        away, ``"http"``/``"streamable-http"`` (``host``, ``port``, ``path`` and the options
+        of ``run``) until cancelled. FastMCP's ``show_banner`` is accepted (no banner is
+        ever printed: stdout belongs to the protocol)."""
+        options.pop("show_banner", None)
+        transport = transport or "stdio"
+        server: Any = self
+        if transport == "stdio":
+            await server.run_stdio_async(**options)
+        elif transport in ("http", "streamable-http"):
+            await server.run_http_async(**options)
+        elif transport == "sse":
+            server.run("sse")  # refused there, with the alternative
+        else:
+            raise ValueError(
+                f"Unknown transport {transport!r}: use 'stdio', 'http' or 'streamable-http'"
+            )
+
+    async def run_http_async(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        log_level: str = "warning",
+        on_listening: Any = None,
+        **options: Any,
+    ) -> None:
+        """Streamable HTTP with uvicorn on the running event loop, with the options of
+        ``run(transport="http")``."""
+        import importlib.util
+
+        server: Any = self
+        if importlib.util.find_spec("uvicorn") is None:
+            from .._pip import extra_install
+
+            raise RuntimeError(f"HTTP needs the http extra: {extra_install('http')}")
+        from ..transports.http_run import serve_uvicorn_async
+
+        options = server._sdk_http_options(
+            {"host": host, "port": port, "log_level": log_level, **options}
+        )
+        host = options.pop("host", host)
+        port = options.pop("port", port)
+        log_level = options.pop("log_level", log_level)
+        await serve_uvicorn_async(
+            server.http_app(host=host, **options),
+            host=host,
+            port=port,
+            log_level=log_level,
+            grace=server.shutdown_grace,
+            drain=server.drain_connections,
+            on_listening=on_listening,
+        )
