@@ -313,6 +313,38 @@ async def test_timeout_cancels_over_http(
         assert (await client.call_tool("add", {"a": 1, "b": 2})).text == "3"
 
 
+# ---------------------------------------------------------------- a server slow to start
+
+SLOW_START = """
+import time
+time.sleep(1.5)  # a server slow to start, as under npx or uvx fetching it
+from toolwire import Server
+mcp = Server("slow-start")
+
+@mcp.tool()
+def add(a: int, b: int) -> int:
+    return a + b
+
+mcp.run()
+"""
+
+
+@pytest.mark.parametrize("revision", [None, LEGACY])
+async def test_a_short_call_timeout_still_waits_for_a_slow_start(
+    tmp_path: Any, revision: str | None
+) -> None:
+    server = tmp_path / "slow.py"
+    server.write_text(SLOW_START)
+    command = [sys.executable, str(server)]
+    async with asyncio.timeout(TIMEOUT):
+        async with Client(command, protocol_version=revision, timeout=0.5) as client:
+            assert client.server_info["name"] == "slow-start"
+            assert (await client.call_tool("add", {"a": 1, "b": 2}, timeout=TIMEOUT)).text == "3"
+        with pytest.raises(ClientError, match=r"timed out after 0\.5 s"):
+            async with Client(command, protocol_version=revision, connect_timeout=0.5):
+                pass
+
+
 # ---------------------------------------------------------------- session renewal
 
 

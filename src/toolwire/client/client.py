@@ -92,7 +92,10 @@ class Client(
     settings, ``{}`` for none; in ``initialize``, and on each 2026-07-28 request);
     :attr:`server_extensions` are the server's. ``timeout`` (seconds, ``None`` for none) is
     the deadline of every request, writing it
-    included, and of every notification or answer the client writes; ``max_message_bytes``
+    included, and of every notification or answer the client writes. ``connect_timeout`` is
+    the deadline of each request of the handshake, a command's start included (by default
+    the larger of ``timeout`` and 60 s: a server may take longer to start, say while ``npx``
+    downloads it, than any call may take). ``max_message_bytes``
     bounds one message from the server; ``max_server_requests`` bounds the server's requests
     answered at once. ``telemetry=True`` (or a :class:`toolwire.telemetry.Telemetry`) traces
     every request and sends its trace context to the server (``pip install toolwire[otel]``).
@@ -110,6 +113,7 @@ class Client(
         capabilities: JSON | None = None,
         extensions: dict[str, JSON] | None = None,
         timeout: float | None = 60.0,
+        connect_timeout: float | None = None,
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         stderr: Any = None,
@@ -173,6 +177,7 @@ class Client(
         self._answering: dict[str | int, asyncio.Task[None]] = {}  # the server's open questions
         self._acknowledgements: dict[str | int, asyncio.Future[None]] = {}
         self.timeout = timeout
+        self.connect_timeout = connect_timeout
         self.max_message_bytes = max_message_bytes
         self.max_server_requests = max_server_requests
         self.server_info: JSON = {}

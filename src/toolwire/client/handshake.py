@@ -28,6 +28,8 @@ class ClientHandshake:
         server_info: JSON
         server_capabilities: JSON
         instructions: str | None
+        timeout: float | None
+        connect_timeout: float | None
 
         def _modern_params(self, params: JSON, version: str | None = None) -> JSON: ...
 
@@ -39,7 +41,15 @@ class ClientHandshake:
             self, method: str, params: JSON | None = None, timeout: float | None = None
         ) -> None: ...
 
+    def _handshake_seconds(self) -> float | None:
+        """Each handshake request's deadline: ``connect_timeout``, by default the larger of
+        ``timeout`` and 60 s (``None`` when ``timeout`` is)."""
+        if self.connect_timeout is not None:
+            return self.connect_timeout
+        return None if self.timeout is None else max(self.timeout, 60.0)
+
     async def _handshake(self) -> None:
+        seconds = self._handshake_seconds()
         wanted = self.requested_version
         legacy = wanted or LATEST_LEGACY
         if wanted is None or wanted in MODERN_REVISIONS:
@@ -48,7 +58,7 @@ class ClientHandshake:
             while True:
                 try:
                     result = await self._request(
-                        "server/discover", self._modern_params({}, version)
+                        "server/discover", self._modern_params({}, version), seconds
                     )
                 except ServerError as exc:
                     agreed = None if retried else agreed_version(exc, wanted)
@@ -81,6 +91,7 @@ class ClientHandshake:
                 "capabilities": self.capabilities,
                 "clientInfo": self.client_info,
             },
+            seconds,
         )
         version = str(result.get("protocolVersion"))
         if version not in LEGACY_REVISIONS or (wanted is not None and version != wanted):
@@ -89,9 +100,9 @@ class ClientHandshake:
         self.server_info = _object(result.get("serverInfo"))
         self.server_capabilities = _object(result.get("capabilities"))
         self.instructions = _text(result.get("instructions"))
-        await self._notify("notifications/initialized")
+        await self._notify("notifications/initialized", None, seconds)
         if self.log_level is not None and "logging" in self.server_capabilities:
-            await self._request("logging/setLevel", {"level": self.log_level})
+            await self._request("logging/setLevel", {"level": self.log_level}, seconds)
 
     def _learn(self, discover: JSON) -> None:
         self.server_capabilities = _object(discover.get("capabilities"))

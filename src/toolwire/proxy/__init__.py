@@ -57,6 +57,7 @@ def _options_of(client: Any) -> dict[str, Any]:
         "protocol_version": client.requested_version,
         "client_info": client.client_info,
         "timeout": client.timeout,
+        "connect_timeout": client.connect_timeout,
         "max_message_bytes": client.max_message_bytes,
     }
     if client._http_headers:
