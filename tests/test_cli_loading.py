@@ -206,6 +206,43 @@ async def test_json_output_is_alone_on_stdout_and_the_files_prints_on_stderr(
         assert (document["targets"][0]["server"], document["errors"]) == ("bare", 0)
 
 
+ARGPARSE_SERVER = """
+import argparse
+import sys
+
+from toolwire import Server
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--name", default="configured")
+options = parser.parse_args()  # at import, as many example servers do
+mcp = Server(options.name)
+
+
+@mcp.tool()
+def argv() -> list[str]:
+    return sys.argv[1:]
+
+
+if __name__ == "__main__":
+    mcp.run()
+"""
+
+
+async def test_a_file_that_parses_its_arguments_at_import_sees_none(tmp_path: Path) -> None:
+    # as under python FILE: the file's parser does not see the command's own words
+    server = tmp_path / "configured.py"
+    server.write_text(ARGPARSE_SERVER)
+    code, out, err = await finished("inspect", "--json", str(server))
+    assert code == 0, err
+    assert [tool["name"] for tool in json.loads(out)["tools"]] == ["argv"]
+    code, out, err = await finished("call", "--json", str(server), "argv")
+    assert (code, json.loads(out)) == (0, {"result": []}), err
+    running = await started("run", str(server), revision=LEGACY)
+    async with stopped_after(running):
+        first = await running.initialize(LEGACY)
+        assert first["result"]["serverInfo"]["name"] == "configured"
+
+
 async def test_install_json_prints_only_the_entry() -> None:
     code, out, err = await finished("install", str(BARE), "--json")
     assert code == 0, err

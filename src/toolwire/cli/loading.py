@@ -116,6 +116,7 @@ def import_file(path: Path) -> tuple[ModuleType, RunCall | None]:
     if folder not in sys.path:
         sys.path.insert(0, folder)
     sys.modules[MODULE_NAME] = module  # dataclasses and pydantic look the module up by name
+    sys.argv = [str(path)]  # the file sees no arguments of the command, as under python FILE
     try:
         with to_stderr(), taken(_take_run):
             spec.loader.exec_module(module)
