@@ -333,7 +333,10 @@ async def test_streamable_http_app_with_the_sdk_options_serves_them() -> None:
         allowed_hosts=["127.0.0.1:*"], allowed_origins=["http://localhost:*"]
     )
     app = mcp.streamable_http_app(
-        json_response=True, streamable_http_path="/", transport_security=security
+        json_response=True,
+        streamable_http_path="/",
+        transport_security=security,
+        debug=True,  # Starlette's traceback page, which the SDK's examples turn on
     )
     assert app.path == "/" and app.json_response is True
 

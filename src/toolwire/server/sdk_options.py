@@ -223,6 +223,8 @@ def http_options(defaults: dict[str, Any], options: dict[str, Any]) -> dict[str,
     for name, value in merged.items():
         if name in ("mount_path", "sse_path", "message_path"):
             continue  # the SDK's HTTP+SSE transport only, which toolwire does not offer
+        if name == "debug":
+            continue  # Starlette's traceback page: toolwire logs each failure with its traceback
         if name == "streamable_http_path":
             out.setdefault("path", value)
         elif name == "stateless_http":
