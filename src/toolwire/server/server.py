@@ -290,14 +290,17 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             face(tool, self.provider)
         return self.tool_registry.add(tool)
 
-    def mount(self, server: ServerCore, prefix: str | None = None) -> None:
+    def mount(
+        self, server: ServerCore, prefix: str | None = None, *, namespace: str | None = None
+    ) -> None:
         """Serve ``server``'s tools, resources and prompts here too, live (its later changes
         show up, with ``list_changed``): names become ``{prefix}_{name}``, resource URIs
-        ``scheme://{prefix}/rest``; ``server`` may be a proxy (:meth:`proxy`). See
-        :mod:`toolwire.server.mount` and docs/composition.md."""
-        from .mount import mount
+        ``scheme://{prefix}/rest``; ``server`` may be a proxy (:meth:`proxy`).
+        ``namespace=`` is FastMCP's name for the prefix. See :mod:`toolwire.server.mount`
+        and docs/composition.md."""
+        from .mount import mount, prefix_of
 
-        mount(self, server, prefix)
+        mount(self, server, prefix_of(prefix, namespace))
 
     def transform_tool(self, tool: str, /, **changes: Any) -> Tool | None:
         """Replace the tool named ``tool`` by one derived from it: ``name=``, ``title=``,
