@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         CancelledElicitation,
         DeclinedElicitation,
     )
+    from .server.fastmcp_files import FileSystemProvider, prompt, resource, tool
     from .server.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
     from .server.transforms import Arg
 
@@ -62,6 +63,7 @@ __all__ = [
     "Depends",
     "Extension",
     "File",
+    "FileSystemProvider",
     "Host",
     "Image",
     "Message",
@@ -79,7 +81,10 @@ __all__ = [
     "Unauthorized",
     "UserMessage",
     "__version__",
+    "prompt",
+    "resource",
     "strip_control",
+    "tool",
     "types",
 ]
 
@@ -90,6 +95,10 @@ _FASTMCP = {
     "CancelledElicitation": ".server.fastmcp_elicit",
     "PromptsAsTools": ".server.fastmcp_transforms",
     "ResourcesAsTools": ".server.fastmcp_transforms",
+    "FileSystemProvider": ".server.fastmcp_files",
+    "tool": ".server.fastmcp_files",
+    "resource": ".server.fastmcp_files",
+    "prompt": ".server.fastmcp_files",
 }
 
 

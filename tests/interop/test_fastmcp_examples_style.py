@@ -1,7 +1,8 @@
 """What FastMCP's published examples use beyond ``servers/fastmcp3_style.py`` runs the same
 on toolwire after ``toolwire migrate``.
 
-``servers/fastmcp_examples_style.py`` mounts a server with ``namespace=``, reads
+``servers/fastmcp_examples_style.py`` serves the components of the files in
+``servers/fastmcp_components/`` (``FileSystemProvider``), mounts a server with ``namespace=``, reads
 ``ctx.transport`` and ``ctx.session_id``, keeps per-session state, and shows tools to one
 session (``ctx.enable_components(tags=...)``, ``ctx.reset_visibility()``). It runs over
 stdio on FastMCP itself (the pinned peer of tests/interop/peers.py, which speaks the legacy
@@ -34,6 +35,7 @@ pytestmark = [pytest.mark.timeout(180), pytest.mark.peers("fastmcp")]
 
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 SCRIPT = "fastmcp_examples_style.py"
+COMPONENTS = "fastmcp_components"
 TIMEOUT = 90.0
 
 
@@ -59,7 +61,20 @@ async def exercise(client: Client) -> dict[str, Any]:
     seen: dict[str, Any] = {"protocol": client.protocol_version}
     seen["tools"] = await names(client)
     seen["forecast"] = await said(client, "weather_forecast", {"city": "Oslo"})
+    seen["shout"] = await said(client, "shout-text", {"text": "hi"})
+    seen["whisper"] = await said(client, "whisper", {"text": "HI"})
     seen["resources"] = sorted(str(r.uri) for r in (await client.list_resources()).resources)
+    templates = (await client.list_resource_templates()).resource_templates
+    seen["templates"] = [(t.uri_template, t.description) for t in templates]
+    for uri in ("config://app", "config://env/dev"):
+        read = await outcome(client.read_resource(uri))
+        seen[uri] = [(item["text"], item["mimeType"]) for item in read["contents"]]
+    prompts = (await client.list_prompts()).prompts
+    seen["prompts"] = [
+        (p.name, p.description, [a.name for a in p.arguments or ()]) for p in prompts
+    ]
+    got = await outcome(client.get_prompt("explain-concept", {"topic": "MCP"}))
+    seen["explained"] = got["messages"][0]["content"]["text"]
     read = await outcome(client.read_resource("weather://weather/today"))
     seen["today"] = read["contents"][0]["text"]
     seen["session"] = await said(client, "session_info", {})
@@ -91,27 +106,43 @@ def migrated(folder: Path) -> Path:
     """A copy of the server whose imports ``toolwire migrate`` rewrote."""
     copy = folder / SCRIPT
     shutil.copy(SERVERS / SCRIPT, copy)
+    shutil.copytree(SERVERS / COMPONENTS, folder / COMPONENTS)
     done = subprocess.run(
-        [sys.executable, "-m", "toolwire", "migrate", str(copy)],
+        [sys.executable, "-m", "toolwire", "migrate", str(folder)],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert "fastmcp" not in "".join(
-        line for line in copy.read_text(encoding="utf-8").splitlines() if "import" in line
-    )
+    for path in [copy, *(folder / COMPONENTS).rglob("*.py")]:
+        assert "fastmcp" not in "".join(
+            line for line in path.read_text(encoding="utf-8").splitlines() if "import" in line
+        ), path
     return copy
 
 
-EVERYONE = ["activate_finance", "deactivate_all", "recall", "remember", "session_info"]
+EVERYONE = [
+    "activate_finance",
+    "deactivate_all",
+    "recall",
+    "remember",
+    "session_info",
+    "shout-text",
+    "whisper",
+]
 
 
 def check_seen(seen: dict[str, Any]) -> None:
     """What every side must give, so that an equal failure is no pass."""
     assert seen["tools"] == sorted([*EVERYONE, "weather_forecast"])
     assert seen["forecast"] == "Sunny in Oslo"
-    assert seen["resources"] == ["weather://weather/today"]
+    assert seen["shout"] == "HI" and seen["whisper"] == "hi"
+    assert seen["resources"] == ["config://app", "weather://weather/today"]
+    assert seen["templates"] == [("config://env/{env}", "One environment's configuration.")]
+    assert seen["config://app"] == [('{"name": "demo"}', "application/json")]
+    assert seen["config://env/dev"] == [("settings of dev", "text/plain")]
+    assert seen["prompts"] == [("explain-concept", "Explain a concept.", ["topic", "audience"])]
+    assert seen["explained"] == "Explain MCP to a developer."
     assert seen["today"] == "sunny"
     assert seen["session"] == {"transport": "stdio", "session": "yes"}
     assert seen["recall before"] == "city is None (another session)"

@@ -1,10 +1,14 @@
 """A server in FastMCP's style with what FastMCP's published examples use beyond
-fastmcp3_style.py: mounting with ``namespace=``, ``ctx.transport`` and ``ctx.session_id``
-with per-session state, and per-session visibility (``ctx.enable_components`` and
-``ctx.reset_visibility``). tests/interop/test_fastmcp_examples_style.py runs it on FastMCP
+fastmcp3_style.py: components in files (``FileSystemProvider`` and the standalone ``@tool``,
+``@resource``, ``@prompt`` of ``fastmcp_components/``), mounting with ``namespace=``,
+``ctx.transport`` and ``ctx.session_id`` with per-session state, and per-session visibility
+(``ctx.enable_components`` and ``ctx.reset_visibility``). tests/interop/test_fastmcp_examples_style.py runs it on FastMCP
 itself and on toolwire after ``toolwire migrate``."""
 
+from pathlib import Path
+
 from fastmcp import Context, FastMCP
+from fastmcp.server.providers import FileSystemProvider
 
 weather = FastMCP("weather")
 
@@ -21,7 +25,8 @@ def today() -> str:
     return "sunny"
 
 
-mcp = FastMCP("fastmcp-examples")
+components = FileSystemProvider(root=Path(__file__).parent / "fastmcp_components")
+mcp = FastMCP("fastmcp-examples", providers=[components])
 mcp.mount(weather, namespace="weather")
 
 

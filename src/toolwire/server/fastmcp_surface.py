@@ -83,6 +83,18 @@ class FastMCPSurface:
             )
         apply(self)
 
+    def add_provider(self, provider: Any) -> None:
+        """Register what FastMCP's ``FileSystemProvider(root)`` provides (also
+        ``Server(..., providers=[...])``)."""
+        if not getattr(provider, "toolwire_provider", False):
+            raise TypeError(
+                f"add_provider takes FileSystemProvider(root), not {type(provider).__name__}: "
+                "serve another server's components with mcp.mount(server, namespace=...), "
+                "another MCP server's with mcp.mount(Server.proxy(target)), an OpenAPI "
+                "service's with Server.from_openapi(...), skills with mcp.add_skills(folder)"
+            )
+        provider.apply_to(self)
+
     async def run_async(self, transport: str | None = None, **options: Any) -> None:
         """Serve from a running event loop: ``"stdio"`` (the default) until the client goes
         away, ``"http"``/``"streamable-http"`` (``host``, ``port``, ``path`` and the options

@@ -112,6 +112,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         # auth=AuthSettings(...), ...) with the same meaning, read only when options are given.
         settings: Any = None
         tools: list[Any] = []
+        providers = options.pop("providers", None) or () if options else ()
         if options:
             from .sdk_options import absorb
 
@@ -155,6 +156,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             self.visibility = visibility
         for fn in tools:
             self.add_tool(fn)
+        for provider in providers:  # FastMCP's providers=[FileSystemProvider(root)]
+            self.add_provider(provider)
 
     @property
     def settings(self) -> Any:
