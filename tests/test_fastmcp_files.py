@@ -72,3 +72,41 @@ def test_what_is_no_provider_is_refused_with_the_alternatives(tmp_path: Path) ->
         FileSystemProvider(tmp_path / "missing")
     with pytest.raises(TypeError, match=r"mcp.mount\(server, namespace=...\)"):
         Server("x").add_provider(object())
+
+
+def skills_folder(root: Path, *names: str) -> None:
+    for name in names:
+        (root / name / "more").mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(f"---\ndescription: {name} in {root.name}\n---\n")
+        (root / name / "more" / "data.bin").write_bytes(b"\x00\x01")
+
+
+async def test_skills_as_resources_and_the_first_root_wins(tmp_path: Path) -> None:
+    from toolwire import SkillsDirectoryProvider
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    skills_folder(first, "alpha")
+    skills_folder(second, "alpha", "beta")
+    (second / "not-a-skill").mkdir()
+    mcp = Server("skills")
+    mcp.add_provider(SkillsDirectoryProvider([first, second], supporting_files="resources"))
+    async with checked_client(mcp, MODERN) as client:
+        listed = {r["uri"]: r.get("description") for r in await client.list_resources()}
+        assert listed == {
+            "skill://alpha/SKILL.md": "alpha in first",
+            "skill://alpha/_manifest": "File listing for alpha",
+            "skill://alpha/more/data.bin": "File from alpha skill",
+            "skill://beta/SKILL.md": "beta in second",
+            "skill://beta/_manifest": "File listing for beta",
+            "skill://beta/more/data.bin": "File from beta skill",
+        }
+        assert await client.list_resource_templates() == []
+        read = await client.read_resource("skill://alpha/more/data.bin")
+        assert read.contents[0]["blob"] == "AAE="
+
+
+def test_a_bad_skills_option_is_refused_with_the_choices(tmp_path: Path) -> None:
+    from toolwire import SkillsDirectoryProvider
+
+    with pytest.raises(ValueError, match=r"'template'.*'resources'"):
+        SkillsDirectoryProvider(tmp_path, supporting_files="files")  # type: ignore[arg-type]

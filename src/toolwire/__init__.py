@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         DeclinedElicitation,
     )
     from .server.fastmcp_files import FileSystemProvider, prompt, resource, tool
+    from .server.fastmcp_skills import SkillsDirectoryProvider
     from .server.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
     from .server.transforms import Arg
 
@@ -75,6 +76,7 @@ __all__ = [
     "SafePath",
     "Server",
     "ServerError",
+    "SkillsDirectoryProvider",
     "ToolError",
     "ToolResult",
     "ToolwireError",
@@ -96,6 +98,7 @@ _FASTMCP = {
     "PromptsAsTools": ".server.fastmcp_transforms",
     "ResourcesAsTools": ".server.fastmcp_transforms",
     "FileSystemProvider": ".server.fastmcp_files",
+    "SkillsDirectoryProvider": ".server.fastmcp_skills",
     "tool": ".server.fastmcp_files",
     "resource": ".server.fastmcp_files",
     "prompt": ".server.fastmcp_files",

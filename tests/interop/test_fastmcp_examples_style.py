@@ -2,7 +2,8 @@
 on toolwire after ``toolwire migrate``.
 
 ``servers/fastmcp_examples_style.py`` serves the components of the files in
-``servers/fastmcp_components/`` (``FileSystemProvider``), mounts a server with ``namespace=``, reads
+``servers/fastmcp_components/`` (``FileSystemProvider``) and the skill folders of
+``servers/fastmcp_skills/`` (``SkillsDirectoryProvider``), mounts a server with ``namespace=``, reads
 ``ctx.transport`` and ``ctx.session_id``, keeps per-session state, and shows tools to one
 session (``ctx.enable_components(tags=...)``, ``ctx.reset_visibility()``). It runs over
 stdio on FastMCP itself (the pinned peer of tests/interop/peers.py, which speaks the legacy
@@ -15,6 +16,7 @@ against the schema of the negotiated revision.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -36,6 +38,7 @@ pytestmark = [pytest.mark.timeout(180), pytest.mark.peers("fastmcp")]
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 SCRIPT = "fastmcp_examples_style.py"
 COMPONENTS = "fastmcp_components"
+SKILLS = "fastmcp_skills"
 TIMEOUT = 90.0
 
 
@@ -63,9 +66,17 @@ async def exercise(client: Client) -> dict[str, Any]:
     seen["forecast"] = await said(client, "weather_forecast", {"city": "Oslo"})
     seen["shout"] = await said(client, "shout-text", {"text": "hi"})
     seen["whisper"] = await said(client, "whisper", {"text": "HI"})
-    seen["resources"] = sorted(str(r.uri) for r in (await client.list_resources()).resources)
+    resources = (await client.list_resources()).resources
+    seen["resources"] = sorted((str(r.uri), r.description, r.mime_type) for r in resources)
     templates = (await client.list_resource_templates()).resource_templates
-    seen["templates"] = [(t.uri_template, t.description) for t in templates]
+    seen["templates"] = sorted((t.uri_template, t.name, t.description) for t in templates)
+    for uri in SKILL_READS:
+        read = await outcome(client.read_resource(uri))
+        contents = read.get("contents", ())
+        seen[uri] = [(item.get("text"), item.get("mimeType")) for item in contents] or "refused"
+    # a supporting file's MIME type: the template's (application/octet-stream) on toolwire and
+    # FastMCP 4, text/plain for a text file on FastMCP 3
+    seen["skill://greeting/docs/words.md"] = [text for text, _ in seen[SKILL_READS[2]]]
     for uri in ("config://app", "config://env/dev"):
         read = await outcome(client.read_resource(uri))
         seen[uri] = [(item["text"], item["mimeType"]) for item in read["contents"]]
@@ -107,6 +118,7 @@ def migrated(folder: Path) -> Path:
     copy = folder / SCRIPT
     shutil.copy(SERVERS / SCRIPT, copy)
     shutil.copytree(SERVERS / COMPONENTS, folder / COMPONENTS)
+    shutil.copytree(SERVERS / SKILLS, folder / SKILLS)
     done = subprocess.run(
         [sys.executable, "-m", "toolwire", "migrate", str(folder)],
         capture_output=True,
@@ -121,6 +133,14 @@ def migrated(folder: Path) -> Path:
     return copy
 
 
+SKILL_READS = [
+    "skill://greeting/SKILL.md",
+    "skill://greeting/_manifest",
+    "skill://greeting/docs/words.md",
+    "skill://plain/SKILL.md",
+    "skill://greeting/missing.md",
+    "skill://greeting/../plain/SKILL.md",
+]
 EVERYONE = [
     "activate_finance",
     "deactivate_all",
@@ -137,8 +157,30 @@ def check_seen(seen: dict[str, Any]) -> None:
     assert seen["tools"] == sorted([*EVERYONE, "weather_forecast"])
     assert seen["forecast"] == "Sunny in Oslo"
     assert seen["shout"] == "HI" and seen["whisper"] == "hi"
-    assert seen["resources"] == ["config://app", "weather://weather/today"]
-    assert seen["templates"] == [("config://env/{env}", "One environment's configuration.")]
+    assert seen["resources"] == [
+        ("config://app", "The app's configuration.", "application/json"),
+        ("skill://greeting/SKILL.md", "Greet people in their language", "text/markdown"),
+        ("skill://greeting/_manifest", "File listing for greeting", "application/json"),
+        ("skill://plain/SKILL.md", "Plain skill", "text/markdown"),
+        ("skill://plain/_manifest", "File listing for plain", "application/json"),
+        ("weather://weather/today", "Today's weather.", "text/plain"),
+    ]
+    assert seen["templates"] == [
+        ("config://env/{env}", "env_config", "One environment's configuration."),
+        ("skill://greeting/{path*}", "greeting_files", "Access files within greeting"),
+        ("skill://plain/{path*}", "plain_files", "Access files within plain"),
+    ]
+    skill = (SERVERS / SKILLS / "greeting" / "SKILL.md").read_text(encoding="utf-8")
+    assert seen["skill://greeting/SKILL.md"] == [(skill, "text/markdown")]
+    (manifest, kind), *_ = seen["skill://greeting/_manifest"]
+    assert kind == "application/json"
+    assert [entry["path"] for entry in json.loads(manifest)["files"]] == [
+        "SKILL.md",
+        "docs/words.md",
+    ]
+    assert seen["skill://greeting/docs/words.md"] == ["# Words\n\nhello, hallo, hola\n"]
+    assert seen["skill://greeting/missing.md"] == "refused"
+    assert seen["skill://greeting/../plain/SKILL.md"] == "refused"
     assert seen["config://app"] == [('{"name": "demo"}', "application/json")]
     assert seen["config://env/dev"] == [("settings of dev", "text/plain")]
     assert seen["prompts"] == [("explain-concept", "Explain a concept.", ["topic", "audience"])]

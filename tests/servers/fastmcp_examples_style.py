@@ -1,6 +1,7 @@
 """A server in FastMCP's style with what FastMCP's published examples use beyond
 fastmcp3_style.py: components in files (``FileSystemProvider`` and the standalone ``@tool``,
-``@resource``, ``@prompt`` of ``fastmcp_components/``), mounting with ``namespace=``,
+``@resource``, ``@prompt`` of ``fastmcp_components/``), the skill folders of
+``fastmcp_skills/`` (``SkillsDirectoryProvider``), mounting with ``namespace=``,
 ``ctx.transport`` and ``ctx.session_id`` with per-session state, and per-session visibility
 (``ctx.enable_components`` and ``ctx.reset_visibility``). tests/interop/test_fastmcp_examples_style.py runs it on FastMCP
 itself and on toolwire after ``toolwire migrate``."""
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from fastmcp import Context, FastMCP
 from fastmcp.server.providers import FileSystemProvider
+from fastmcp.server.providers.skills import SkillsDirectoryProvider
 
 weather = FastMCP("weather")
 
@@ -19,7 +21,7 @@ def forecast(city: str) -> str:
     return f"Sunny in {city}"
 
 
-@weather.resource("weather://today")
+@weather.resource("weather://today", mime_type="text/plain")
 def today() -> str:
     """Today's weather."""
     return "sunny"
@@ -28,6 +30,7 @@ def today() -> str:
 components = FileSystemProvider(root=Path(__file__).parent / "fastmcp_components")
 mcp = FastMCP("fastmcp-examples", providers=[components])
 mcp.mount(weather, namespace="weather")
+mcp.add_provider(SkillsDirectoryProvider(roots=Path(__file__).parent / "fastmcp_skills"))
 
 
 @mcp.tool

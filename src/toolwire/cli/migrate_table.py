@@ -129,6 +129,7 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("fastmcp.resources", "resource", "toolwire", "resource", FASTMCP, ""),
     ("fastmcp.server.providers", "FileSystemProvider", "toolwire", "", FASTMCP, ""),
     ("fastmcp.server.providers.filesystem", "FileSystemProvider", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.server.providers.skills", "SkillsDirectoryProvider", "toolwire", "", FASTMCP, ""),
     ("fastmcp.experimental.transforms.code_mode", "CodeMode", "", "", FASTMCP, CODE_MODE),
     ("fastmcp.utilities.versions", "VersionSpec", "", "", FASTMCP, VERSION_SPEC),
     ("fastmcp.mcp_config", "*", "", "", CLIENTS, MCP_CONFIG),

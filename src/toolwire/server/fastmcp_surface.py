@@ -84,11 +84,12 @@ class FastMCPSurface:
         apply(self)
 
     def add_provider(self, provider: Any) -> None:
-        """Register what FastMCP's ``FileSystemProvider(root)`` provides (also
-        ``Server(..., providers=[...])``)."""
+        """Register what FastMCP's ``FileSystemProvider(root)`` or
+        ``SkillsDirectoryProvider(roots)`` provides (also ``Server(..., providers=[...])``)."""
         if not getattr(provider, "toolwire_provider", False):
             raise TypeError(
-                f"add_provider takes FileSystemProvider(root), not {type(provider).__name__}: "
+                "add_provider takes FileSystemProvider(root) or SkillsDirectoryProvider(roots), "
+                f"not {type(provider).__name__}: "
                 "serve another server's components with mcp.mount(server, namespace=...), "
                 "another MCP server's with mcp.mount(Server.proxy(target)), an OpenAPI "
                 "service's with Server.from_openapi(...), skills with mcp.add_skills(folder)"
