@@ -58,6 +58,10 @@ def state_server() -> Server:
         await ctx.set_state("x", object())
         return "kept"
 
+    @mcp.tool()
+    def transport(ctx: Context) -> str:
+        return str(ctx.transport)
+
     return mcp
 
 
@@ -94,6 +98,17 @@ async def test_over_http_the_session_is_the_mcp_session() -> None:
     assert refused.is_error
     assert "revision 2026-07-28, which is stateless" in refused.text
     assert "ctx.state" in refused.text
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+async def test_ctx_transport_names_how_the_request_came(revision: str) -> None:
+    """FastMCP's ``ctx.transport``: "streamable-http" over HTTP, None in memory ("stdio"
+    over stdio: tests/interop/test_fastmcp_examples_style.py)."""
+    async with checked_client(state_server(), revision) as client:
+        assert (await client.call_tool("transport")).text == "None"
+    with serve_http(state_server()) as url:
+        async with checked_client(url, revision) as client:
+            assert (await client.call_tool("transport")).text == "streamable-http"
 
 
 # ------------------------------------------------------------ elicit(response_type=...)

@@ -359,3 +359,16 @@ def test_clashes_and_bad_prefixes_are_registration_errors() -> None:
     other.add_tool(lambda: "z", name="in_ping")
     with pytest.raises(RegistrationError, match="'in_ping' is already registered"):
         mcp.mount(other)
+
+
+async def test_namespace_is_fastmcps_name_for_the_prefix() -> None:
+    inner = Server("inner")
+    inner.add_tool(lambda: "w", name="forecast")
+    inner.add_resource(lambda: "sunny", uri="weather://today")
+    mcp = Server("outer")
+    with pytest.raises(RegistrationError, match=r"prefix=.a. and namespace=.b.*give one"):
+        mcp.mount(inner, "a", namespace="b")
+    mcp.mount(server=inner, namespace="weather")
+    assert [t.name for t in await mcp.list_tools()] == ["weather_forecast"]
+    assert [str(r.uri) for r in await mcp.list_resources()] == ["weather://weather/today"]
+    assert await mcp.list_prompts() == [] and await mcp.list_resource_templates() == []

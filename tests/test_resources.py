@@ -530,6 +530,11 @@ def test_uri_template_match_and_expand() -> None:
     reserved = UriTemplate("file:///{+path}")
     assert reserved.match("file:///src/main.py") == {"path": "src/main.py"}
     assert reserved.expand(path="src/a b.py") == "file:///src/a%20b.py"
+    path = UriTemplate("skill://pdf/{path*}")  # FastMCP's spelling of a path: segments
+    assert path.variables == ["path"]
+    assert path.match("skill://pdf/docs/a%20b.md") == {"path": "docs/a b.md"}
+    assert path.match("skill://pdf/") is None and path.match("skill://pdf/a?b") is None
+    assert path.expand(path="docs/a b.md") == "skill://pdf/docs/a%20b.md"
     for bad in ("x://{a,b}", "x://{?q}", "x://{a}/{a}", "x://{a", "x://a}"):
         with pytest.raises(ValueError):
             UriTemplate(bad)

@@ -5,8 +5,8 @@ disabled server-wide; ``unlock`` shows them to the calling session alone, ``hide
 sync tool, on a worker thread) hides ``echo`` from it. Two sessions of one server (in memory,
 and over HTTP on a real uvicorn) show that only the session that changed its rules sees the
 change, and only it is told (``notifications/*/list_changed``); over stdio, one session.
-2026-07-28 has no sessions: the call is refused with an ``isError`` result and nothing
-changes. Every message is checked against the schema of the revision in use.
+2026-07-28 has no sessions: over HTTP the call is refused with an ``isError`` result and
+nothing changes; a stdio or in-memory connection (one client) holds the rules itself. Every message is checked against the schema of the revision in use.
 """
 
 from __future__ import annotations
@@ -181,15 +181,45 @@ async def test_resources_and_prompts_are_enabled_for_everyone_like_tools(transpo
             assert (await client.read_resource("admin://audit")).text == "audit log"
 
 
-@pytest.mark.parametrize("transport", ["memory", "http", "stdio"])
-async def test_2026_07_28_has_no_session_to_hold_the_rules(transport: str) -> None:
-    async with two_sessions(transport, MODERN) as (client, _):
+async def test_2026_07_28_over_http_has_no_session_to_hold_the_rules() -> None:
+    async with two_sessions("http", MODERN) as (client, _):
         result = await client.call_tool("unlock")
         assert result.is_error
         assert "needs a session" in result.text and "2026-07-28" in result.text
+        assert "HTTP" in result.text and "enable_tool" in result.text
         assert await tool_names(client) == EVERYONE_TOOLS
         error = await refused(client.call_tool("drop_table", {"name": "t"}))
         assert error.code == -32602
+
+
+@pytest.mark.parametrize("transport", ["memory", "stdio"])
+async def test_2026_07_28_over_one_connection_the_connection_holds_the_rules(
+    transport: str,
+) -> None:
+    """A stdio (or in-memory) connection has one client: on 2026-07-28 its rules live with
+    it, as a legacy session's do, and no other connection sees them."""
+    async with two_sessions(transport, MODERN) as (mine, other):
+        await mine.listen()  # told of tool list changes alone
+        await other.listen()
+        assert (await mine.call_tool("unlock")).text == "unlocked"
+        await sync_point(mine)
+        assert changes(mine) == [CHANGED["tools"]]
+        assert await tool_names(mine) == ["echo", "drop_table", *EVERYONE_TOOLS[1:]]
+        assert (await mine.call_tool("drop_table", {"name": "t"})).text == "dropped t"
+        assert (await mine.read_resource("admin://audit")).text == "audit log"
+        listed = await mine.request("tools/list")
+        assert listed["cacheScope"] == "private"  # it is this connection's listing
+        assert await tool_names(other) == EVERYONE_TOOLS
+        error = await refused(other.call_tool("drop_table", {"name": "t"}))
+        assert error.code == -32602
+        assert (await mine.call_tool("hide_echo")).text == "hidden"
+        assert "echo" not in await tool_names(mine)
+        assert (await mine.call_tool("reset")).text == "reset"
+        assert await tool_names(mine) == EVERYONE_TOOLS
+        await sync_point(mine)
+        assert changes(mine) == [CHANGED["tools"]] * 3  # on its listen stream
+        await sync_point(other)
+        assert changes(other) == []
 
 
 async def test_rules_are_checked() -> None:

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
         CancelledElicitation,
         DeclinedElicitation,
     )
+    from .server.fastmcp_files import FileSystemProvider, prompt, resource, tool
+    from .server.fastmcp_skills import SkillsDirectoryProvider
     from .server.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
     from .server.transforms import Arg
 
@@ -62,6 +64,7 @@ __all__ = [
     "Depends",
     "Extension",
     "File",
+    "FileSystemProvider",
     "Host",
     "Image",
     "Message",
@@ -73,13 +76,17 @@ __all__ = [
     "SafePath",
     "Server",
     "ServerError",
+    "SkillsDirectoryProvider",
     "ToolError",
     "ToolResult",
     "ToolwireError",
     "Unauthorized",
     "UserMessage",
     "__version__",
+    "prompt",
+    "resource",
     "strip_control",
+    "tool",
     "types",
 ]
 
@@ -90,6 +97,11 @@ _FASTMCP = {
     "CancelledElicitation": ".server.fastmcp_elicit",
     "PromptsAsTools": ".server.fastmcp_transforms",
     "ResourcesAsTools": ".server.fastmcp_transforms",
+    "FileSystemProvider": ".server.fastmcp_files",
+    "SkillsDirectoryProvider": ".server.fastmcp_skills",
+    "tool": ".server.fastmcp_files",
+    "resource": ".server.fastmcp_files",
+    "prompt": ".server.fastmcp_files",
 }
 
 

@@ -41,6 +41,10 @@ NO_SSE = (
 VERSION_SPEC = (
     "name the versions to switch with keys={'tool:name@1.0'} in mcp.enable()/mcp.disable()"
 )
+CODE_MODE = (
+    "toolwire runs no model-written code; mcp.enable_tool_search() shows the model "
+    "search_tools and call_tool instead of the whole catalogue"
+)
 MCP_CONFIG = (
     'Client and Host take the {"mcpServers": {...}} dict, or the path of its JSON file, as they are'
 )
@@ -122,6 +126,11 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("fastmcp.server.transforms.resources_as_tools", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.server.elicitation", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.tools.base", "*", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.resources", "resource", "toolwire", "resource", FASTMCP, ""),
+    ("fastmcp.server.providers", "FileSystemProvider", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.server.providers.filesystem", "FileSystemProvider", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.server.providers.skills", "SkillsDirectoryProvider", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.experimental.transforms.code_mode", "CodeMode", "", "", FASTMCP, CODE_MODE),
     ("fastmcp.utilities.versions", "VersionSpec", "", "", FASTMCP, VERSION_SPEC),
     ("fastmcp.mcp_config", "*", "", "", CLIENTS, MCP_CONFIG),
     ("fastmcp.client", "Client", "toolwire", "Client", CLIENTS, ""),

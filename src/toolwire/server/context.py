@@ -246,8 +246,9 @@ class Context(FastMCPContext):
         names, resource URIs, template URI templates) or carrying one of ``tags``, of
         ``kinds`` (``"tools"``, ``"resources"``, ``"prompts"``; all by default), even those
         disabled server-wide; the session is told of each list that changed. Legacy
-        sessions only: on 2026-07-28, which has no sessions, it raises a ``ToolError``
-        (:mod:`toolwire.server.visibility`). Call it with or without ``await``."""
+        sessions and stdio connections: a 2026-07-28 request over HTTP belongs to no
+        session, and it raises a ``ToolError`` (:mod:`toolwire.server.visibility`). Call
+        it with or without ``await``."""
         from .visibility import rule
 
         return self._session_rule(rule(True, names, tags, kinds))

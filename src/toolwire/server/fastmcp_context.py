@@ -48,6 +48,22 @@ class FastMCPContext:
         ctx: Any = self
         return session_id(ctx._connection, ctx.request)
 
+    @property
+    def transport(self) -> str | None:
+        """How this request came: ``"stdio"``, ``"streamable-http"``, or None (in memory)."""
+        from ..transports.http_trace import current_request
+
+        if current_request.get() is not None:
+            return "streamable-http"
+        ctx: Any = self
+        return getattr(ctx._connection, "transport", None)
+
+    def reset_visibility(self) -> Any:
+        """FastMCP's name for :meth:`toolwire.Context.reset_components`: forget this
+        session's visibility rules."""
+        ctx: Any = self
+        return ctx.reset_components()
+
     async def set_state(self, key: str, value: Any, *, serializable: bool = True) -> None:
         """Keep ``value`` (JSON) under ``key`` for this MCP session (a day);
         ``serializable=False``: any object, for this request only."""

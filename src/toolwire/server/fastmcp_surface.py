@@ -1,5 +1,6 @@
 """FastMCP 3's server methods on :class:`toolwire.Server`: ``enable``/``disable``,
-``add_transform`` and ``run_async``.
+``add_transform``, ``run_async`` and the listings a script reads from its own
+server (``await mcp.list_tools()``).
 
 ::
 
@@ -82,6 +83,19 @@ class FastMCPSurface:
             )
         apply(self)
 
+    def add_provider(self, provider: Any) -> None:
+        """Register what FastMCP's ``FileSystemProvider(root)`` or
+        ``SkillsDirectoryProvider(roots)`` provides (also ``Server(..., providers=[...])``)."""
+        if not getattr(provider, "toolwire_provider", False):
+            raise TypeError(
+                "add_provider takes FileSystemProvider(root) or SkillsDirectoryProvider(roots), "
+                f"not {type(provider).__name__}: "
+                "serve another server's components with mcp.mount(server, namespace=...), "
+                "another MCP server's with mcp.mount(Server.proxy(target)), an OpenAPI "
+                "service's with Server.from_openapi(...), skills with mcp.add_skills(folder)"
+            )
+        provider.apply_to(self)
+
     async def run_async(self, transport: str | None = None, **options: Any) -> None:
         """Serve from a running event loop: ``"stdio"`` (the default) until the client goes
         away, ``"http"``/``"streamable-http"`` (``host``, ``port``, ``path`` and the options
@@ -135,3 +149,35 @@ class FastMCPSurface:
             drain=server.drain_connections,
             on_listening=on_listening,
         )
+
+    async def list_tools(self) -> list[Any]:
+        """The tools a client is shown, as :class:`toolwire.types.Tool` (what FastMCP's and
+        the SDK's ``await mcp.list_tools()`` give a script that looks at its own server)."""
+        from ..types import Tool
+
+        server: Any = self
+        return [Tool.model_validate(t.definition) for t in server.tool_registry.visible(None)]
+
+    async def list_resources(self) -> list[Any]:
+        """The resources a client is shown, as :class:`toolwire.types.Resource`."""
+        from ..types import Resource
+
+        server: Any = self
+        listed = server.resource_registry.visible(None)
+        return [Resource.model_validate(r.definition) for r in listed]
+
+    async def list_resource_templates(self) -> list[Any]:
+        """The resource templates a client is shown, as
+        :class:`toolwire.types.ResourceTemplate`."""
+        from ..types import ResourceTemplate
+
+        server: Any = self
+        listed = server.template_registry.visible(None)
+        return [ResourceTemplate.model_validate(t.definition) for t in listed]
+
+    async def list_prompts(self) -> list[Any]:
+        """The prompts a client is shown, as :class:`toolwire.types.Prompt`."""
+        from ..types import Prompt
+
+        server: Any = self
+        return [Prompt.model_validate(p.definition) for p in server.prompt_registry.visible(None)]

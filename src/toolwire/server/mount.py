@@ -64,6 +64,19 @@ def prefixed_uri(prefix: str, uri: str) -> str:
     return f"{scheme}:{prefix}/{rest}" if sep else f"{prefix}/{uri}"
 
 
+def prefix_of(prefix: str | None, namespace: str | None) -> str | None:
+    """The prefix of ``mount(server, prefix)`` or ``mount(server, namespace=...)`` (FastMCP's
+    name for it): one of the two."""
+    if namespace is None:
+        return prefix
+    if prefix is not None and prefix != namespace:
+        raise RegistrationError(
+            f"mount() got prefix={prefix!r} and namespace={namespace!r}: they are the same "
+            "setting (namespace is FastMCP's name for the prefix); give one"
+        )
+    return namespace
+
+
 def mount(outer: Any, inner: Any, prefix: str | None) -> Mount:
     if inner is outer:
         raise RegistrationError("A server cannot be mounted on itself")

@@ -112,6 +112,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         # auth=AuthSettings(...), ...) with the same meaning, read only when options are given.
         settings: Any = None
         tools: list[Any] = []
+        providers = options.pop("providers", None) or () if options else ()
         if options:
             from .sdk_options import absorb
 
@@ -155,6 +156,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             self.visibility = visibility
         for fn in tools:
             self.add_tool(fn)
+        for provider in providers:  # FastMCP's providers=[FileSystemProvider(root)]
+            self.add_provider(provider)
 
     @property
     def settings(self) -> Any:
@@ -290,14 +293,17 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             face(tool, self.provider)
         return self.tool_registry.add(tool)
 
-    def mount(self, server: ServerCore, prefix: str | None = None) -> None:
+    def mount(
+        self, server: ServerCore, prefix: str | None = None, *, namespace: str | None = None
+    ) -> None:
         """Serve ``server``'s tools, resources and prompts here too, live (its later changes
         show up, with ``list_changed``): names become ``{prefix}_{name}``, resource URIs
-        ``scheme://{prefix}/rest``; ``server`` may be a proxy (:meth:`proxy`). See
-        :mod:`toolwire.server.mount` and docs/composition.md."""
-        from .mount import mount
+        ``scheme://{prefix}/rest``; ``server`` may be a proxy (:meth:`proxy`).
+        ``namespace=`` is FastMCP's name for the prefix. See :mod:`toolwire.server.mount`
+        and docs/composition.md."""
+        from .mount import mount, prefix_of
 
-        mount(self, server, prefix)
+        mount(self, server, prefix_of(prefix, namespace))
 
     def transform_tool(self, tool: str, /, **changes: Any) -> Tool | None:
         """Replace the tool named ``tool`` by one derived from it: ``name=``, ``title=``,

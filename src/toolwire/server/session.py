@@ -98,6 +98,8 @@ class ServerConnection:
         # This session's own rules showing or hiding components (ctx.enable_components,
         # ctx.disable_components; see toolwire.server.visibility), on top of the server's.
         self.rules: tuple[Rule, ...] | None = None
+        # "stdio" when the stdio transport serves it (one client for its whole life)
+        self.transport: str | None = None
         self._listening: dict[str | int, asyncio.Future[None]] = {}
         self._outgoing: dict[str, asyncio.Future[JSON]] = {}  # our requests to the client
         self._next_id = 0

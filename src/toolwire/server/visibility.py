@@ -27,10 +27,13 @@ A list whose visible set changed is announced to that session alone
 (``notifications/<kind>/list_changed``, on the stream of the call that changed it), when the
 session was offered that list. Other sessions see nothing change.
 
-2026-07-28 has no sessions: every request stands alone (stateless), so there is nothing to
-attach the rules to; the call is refused with a :class:`~toolwire.ToolError` saying so (use
-``enable_tool``/``disable_tool`` for everyone, or ``Server(visibility=...)`` for a rule on
-the caller). A server without component registries (the low-level server, a proxy) has
+2026-07-28 has no sessions: every request stands alone (stateless). Over HTTP there is
+nothing to attach the rules to, and the call is refused with a :class:`~toolwire.ToolError`
+saying so (use ``enable_tool``/``disable_tool`` for everyone, or ``Server(visibility=...)``
+for a rule on the caller). A stdio (or in-memory) connection has one client for its whole
+life, so on 2026-07-28 the connection holds the rules, as a legacy session does; its
+listings are then private to it (``cacheScope``), and a change is announced on its
+``subscriptions/listen`` streams that asked for that list. A server without component registries (the low-level server, a proxy) has
 nothing for the rules to hide. The rules live with the connection in this process: a legacy HTTP session
 continued by another worker, or an app with ``stateless=True``, does not keep them.
 """
@@ -67,12 +70,17 @@ def rule(
 
 
 def refuse_stateless(request: Request) -> None:
-    """2026-07-28 requests belong to no session: nothing can hold per-session rules."""
+    """2026-07-28 requests over HTTP belong to no session: nothing can hold per-session
+    rules (a stdio connection can: it has one client)."""
     if request.features.modern:
-        raise ToolError(
-            "Per-session visibility needs a session, and a 2026-07-28 request belongs to "
-            "none: use enable_tool/disable_tool (for everyone) or Server(visibility=...)"
-        )
+        from ..transports.http_trace import current_request
+
+        if current_request.get() is not None:
+            raise ToolError(
+                "Per-session visibility needs a session, and a 2026-07-28 request over "
+                "HTTP belongs to none: use enable_tool/disable_tool (for everyone) or "
+                "Server(visibility=...)"
+            )
 
 
 def visible_keys(connection: Connection, request: Request, kind: str) -> list[str]:
@@ -92,5 +100,10 @@ def change(connection: Connection, request: Request, added: Rule | None) -> None
     for kind in KINDS:
         if visible_keys(connection, request, kind) == before[kind]:
             continue
-        if offered is None or kind in offered:
-            connection.notify(LIST_CHANGES[kind][1], None, related=request.id)
+        filter_key, method = LIST_CHANGES[kind]
+        if request.features.modern:  # no session to notify: the listen streams that asked
+            tell = getattr(connection, "tell_listeners", None)
+            if tell is not None:
+                tell(filter_key, method)
+        elif offered is None or kind in offered:
+            connection.notify(method, None, related=request.id)

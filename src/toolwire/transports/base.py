@@ -27,6 +27,7 @@ class Connection(Protocol):
     # Ends the connection carrying a request's SSE stream (request id, reconnect delay in
     # ms or None), the stream going on; set by a transport that can (HTTP, legacy sessions).
     close_sse: Callable[[str | int, int | None], bool] | None
+    transport: str | None  # "stdio" when it is the stdio transport's one connection
 
     def send_related(self, related: str | int | None, data: bytes) -> None: ...
 

@@ -505,6 +505,7 @@ async def _serve(
         write_protocol.writer = writer
         write_transport.set_write_buffer_limits(high=high, low=high // 4)
     connection = connect(writer.send)
+    connection.transport = "stdio"
     eof: asyncio.Future[None] = loop.create_future()
     reader = _LineProtocol(connection, eof, max_message_bytes, writer, max_calls)
     read_transport: Any
