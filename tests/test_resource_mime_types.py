@@ -81,6 +81,10 @@ def library() -> Server:
     def either() -> str | bytes:
         return "text"
 
+    @mcp.resource("data://some")
+    def some() -> list:  # type: ignore[type-arg]
+        return ["one", "two"]  # two text contents
+
     mcp.add_resource("static text", "static://text")
     mcp.add_resource(PNG, "static://image")
     mcp.add_resource(File(data=b"a,b", format="csv"), "static://table")
@@ -117,6 +121,7 @@ LISTED = {
     "images://unnamed": None,
     "data://loose": None,
     "data://either": None,
+    "data://some": None,
     "static://text": "text/plain",
     "static://image": "image/png",
     "static://table": "text/csv",
@@ -144,12 +149,13 @@ async def test_listing_names_the_type_every_read_answers_with(revision: str) -> 
                     assert types == {mime_type}, uri
             assert {
                 uri: read.contents[0]["mimeType"]
-                for uri in ("images://unnamed", "data://loose", "data://either")
+                for uri in ("images://unnamed", "data://loose", "data://either", "data://some")
                 for read in [await client.read_resource(uri)]
             } == {
                 "images://unnamed": "image/png",
                 "data://loose": "application/json",
                 "data://either": "text/plain",
+                "data://some": "text/plain",
             }
             templates = {
                 t["uriTemplate"]: t.get("mimeType") for t in await client.list_resource_templates()

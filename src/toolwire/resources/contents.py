@@ -86,17 +86,18 @@ def listed_type(returns: Any, uri: str, *, template: bool = False) -> str | None
     if template and "{" in name:
         tail = name.rsplit("}", 1)[1]
         name = f"x{tail}" if "." in tail else ""
-    if typing.get_origin(returns) is typing.Annotated:
-        returns = typing.get_args(returns)[0]
+    returns = _bare(returns)
     origin = typing.get_origin(returns)
     if origin in (list, tuple):  # list[str]: one text each; list[int]: one JSON text
-        arguments = [a for a in typing.get_args(returns) if a is not Ellipsis]
-        if len(set(arguments)) != 1:
+        arguments = [_bare(a) for a in typing.get_args(returns) if a is not Ellipsis]
+        if not arguments or any(a != arguments[0] for a in arguments):
             return None
         element = arguments[0]
         if element is str or element in (bytes, bytearray):
             return listed_type(element, uri, template=template)
         return "application/json" if _is_json(element) else None
+    if returns in (list, tuple):  # of what: text, bytes and data are listed apart
+        return None
     if returns is str:
         return _textual_name(name)
     if returns in (bytes, bytearray):
@@ -113,6 +114,13 @@ def value_type(value: str | bytes | bytearray | _Media, uri: str) -> str:
     name = _name_of(uri)
     guessed = _guess_from_name(name) if "." in name else None
     return guessed or _sniff(bytes(value)) or "application/octet-stream"
+
+
+def _bare(annotation: Any) -> Any:
+    """``Annotated[X, ...]`` as ``X``."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return typing.get_args(annotation)[0]
+    return annotation
 
 
 def _is_json(returns: Any) -> bool:
