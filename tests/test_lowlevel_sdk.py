@@ -106,8 +106,6 @@ def test_handlers_toolwire_does_not_serve_are_refused_with_the_alternative() -> 
     async def handler(ctx: Any, params: Any) -> Any:
         return {}
 
-    with pytest.raises(TypeError, match=r"on_set_logging_level.*ctx\.session\.send_log_message"):
-        Server("s", on_set_logging_level=handler)
     with pytest.raises(TypeError, match=r"on_subscriptions_listen.*resource_updated"):
         Server("s", on_subscriptions_listen=handler)
     with pytest.raises(TypeError, match=r"on_roots_list_changed.*on_roots_changed"):
@@ -120,6 +118,57 @@ def test_handlers_toolwire_does_not_serve_are_refused_with_the_alternative() -> 
         Server("s", cache_hints={})
     with pytest.raises(TypeError, match=r"http_app"):
         StreamableHTTPSessionManager(app=Server("s"), json_response=True)
+
+
+@pytest.mark.parametrize("style", ["1.x", "2.x"])
+async def test_a_set_logging_level_handler_hears_the_level_the_client_chose(style: str) -> None:
+    """``@server.set_logging_level()`` (1.x) and ``on_set_logging_level`` (2.x) are called
+    with the level of ``logging/setLevel``; toolwire keeps to it for that client."""
+    heard: list[Any] = []
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        await ctx.session.send_log_message(level="info", data="quiet")
+        await ctx.session.send_log_message(level="error", data="loud")
+        return types.CallToolResult(content=[types.TextContent(text="logged")])
+
+    if style == "2.x":
+
+        async def set_level(ctx: ServerRequestContext[dict[str, str]], params: Any) -> Any:
+            heard.append((params.level, ctx.method, ctx.lifespan_context["greeting"]))
+            return {}
+
+        server = lifespan_server(on_call_tool=call_tool, on_set_logging_level=set_level)
+    else:
+        server = lifespan_server(on_call_tool=call_tool)
+
+        @server.set_logging_level()
+        async def set_level_1x(level: str) -> None:
+            context = server.request_context
+            heard.append((level, context.method, context.lifespan_context["greeting"]))
+
+    logs: list[Any] = []
+    with anyio.fail_after(TIMEOUT):
+        async with checked_client(
+            server, "2025-11-25", log_level="warning", log_handler=logs.append
+        ) as client:
+            assert "logging" in client.server_capabilities
+            assert (await client.call_tool("greet", {})).text == "logged"
+    assert heard == [("warning", "logging/setLevel", "hello")]
+    assert [log["data"] for log in logs] == ["loud"]
+
+
+async def test_a_failing_set_logging_level_handler_is_a_json_rpc_error() -> None:
+    server = Server("s")
+
+    @server.set_logging_level()
+    def refuse(level: str) -> None:
+        raise ValueError(f"{level} is too chatty")
+
+    with anyio.fail_after(TIMEOUT):
+        with pytest.raises(ServerError) as refused:
+            async with checked_client(server, "2025-11-25", log_level="debug"):
+                pass
+    assert (refused.value.code, refused.value.message) == (-32603, "debug is too chatty")
 
 
 def test_run_takes_only_the_streams_of_stdio_server() -> None:

@@ -328,6 +328,7 @@ async def test_list_and_read_over_every_transport(transport: str, revision: str)
             "name": "profile",
             "title": "User profile",
             "description": "One user's profile.",
+            "mimeType": "text/plain",  # what a read of it answers (its function gives str)
             "annotations": {"lastModified": "2025-01-12T15:00:58Z"},
             "icons": [
                 {"src": "https://example.com/icon.png", "mimeType": "image/png", "sizes": ["48x48"]}

@@ -127,13 +127,16 @@ async def exercise(client: Client) -> dict[str, Any]:
         if "error" in done or done.get("isError"):  # each framework words its refusals
             done = {"refused": True}
         if name == "list_resources" and not done.get("refused"):
-            # FastMCP lists every resource as text/plain unless told; toolwire names a MIME
-            # type only where the resource declares one (docs/migrating.md)
-            listing = json.loads(done["content"][0]["text"])
-            done = [{k: v for k, v in item.items() if k != "mime_type"} for item in listing]
+            done = json.loads(done["content"][0]["text"])  # a listing, MIME types and all
         seen[f"{number} {name}"] = done if name == "list_resources" else result(done)
     resources = await outcome(client.list_resources())
-    seen["resources"] = sorted(item["uri"] for item in resources["resources"])
+    seen["resources"] = sorted(
+        (item["uri"], item.get("mimeType")) for item in resources["resources"]
+    )
+    templates = await outcome(client.list_resource_templates())
+    seen["templates"] = sorted(
+        (item["uriTemplate"], item.get("mimeType")) for item in templates["resourceTemplates"]
+    )
     prompts = await outcome(client.list_prompts())
     seen["prompts"] = sorted(item["name"] for item in prompts["prompts"])
     return seen
@@ -202,7 +205,11 @@ def check_seen(seen: dict[str, Any]) -> None:
     assert rendered["messages"][0]["content"].startswith("Review this python code")
     assert seen["21 read_resource"]["content"][0]["text"] == "Hello from the resource"
     assert seen["22 read_resource"]["content"][0]["text"] == "profile of 42"
-    assert seen["resources"] == ["data://greeting"]
+    # a function resource or template is listed with the MIME type of its reads
+    assert seen["resources"] == [("data://greeting", "text/plain")]
+    assert seen["templates"] == [("user://{user_id}/profile", "text/plain")]
+    listed = {item.get("uri"): item for item in seen["20 list_resources"]}
+    assert listed["data://greeting"]["mime_type"] == "text/plain"
 
 
 async def test_fastmcp_style_server_runs_the_same_on_toolwire(

@@ -39,7 +39,12 @@ from migrated import migrated
 from http_server import serve_http
 from mcp_spec import WireChecker
 
-pytestmark = [pytest.mark.timeout(120), pytest.mark.peers("mcp-sdk-1")]
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.peers("mcp-sdk-1"),
+    # the client warns that logging/setLevel is gone from 2026-07-28; it is sent on 2025-11-25
+    pytest.mark.filterwarnings("ignore:The logging capability is deprecated"),
+]
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE.parent / "servers"
@@ -118,6 +123,9 @@ async def outcome(call: Awaitable[Any]) -> Any:
 async def exercise(client: Client) -> dict[str, Any]:
     """Everything the server offers, through the official client."""
     seen: dict[str, Any] = {}
+    if client.protocol_version != "2026-07-28":  # logging/setLevel is gone from 2026-07-28
+        seen["logging"] = client.server_capabilities.logging is not None
+        seen["set level"] = await outcome(client.set_logging_level("warning"))
     tools: list[Any] = []
     cursor: str | None = None
     for _ in range(10):
@@ -195,6 +203,10 @@ def check_seen(seen: dict[str, Any], style: str) -> None:
     assert farewell["text"] == "Goodbye from the notes", farewell
     assert seen["missing prompt"]["error"] == -32602
     assert seen["complete"]["completion"]["values"] == ["Berlin", "Bern", "Bergen"]
+    if "set level" in seen:  # the handler heard of the level the client chose
+        assert seen["logging"] is True and seen["set level"] == {}
+        level = seen["call log_level"]["content"][0]["text"]
+        assert level == ("level warning" if style == "sdk1" else "level warning (request True)")
 
 
 async def test_sdk1_lowlevel_server_runs_the_same_on_toolwire(
@@ -206,7 +218,11 @@ async def test_sdk1_lowlevel_server_runs_the_same_on_toolwire(
     check_seen(expected, "sdk1")
     assert await drive(migrated, stderr, "legacy", checked=True) == expected
     modern = await drive(migrated, stderr, "auto", checked=True)
+    check_seen(modern, "sdk1")
     assert (modern.pop("protocol"), expected.pop("protocol")) == ("2026-07-28", "2025-11-25")
+    # what only a legacy session has: its log level
+    for key in ("logging", "set level", "call log_level"):
+        expected.pop(key), modern.pop(key, None)
     assert modern == expected
 
 

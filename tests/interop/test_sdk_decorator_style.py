@@ -279,8 +279,8 @@ async def scenario(client: Client, peer: Peer) -> JSON:
     resources = (await client.list_resources()).resources
     seen["resources"] = [(str(r.uri), r.name, r.mime_type) for r in resources]
     templates = (await client.list_resource_templates()).resource_templates
-    seen["templates"] = [t.uri_template for t in templates]
-    for uri in ("config://settings", "github://repos/octo/hello"):
+    seen["templates"] = [(t.uri_template, t.mime_type) for t in templates]
+    for uri in ("config://settings", "notes://today", "github://repos/octo/hello"):
         read = await client.read_resource(uri)
         seen[f"read {uri}"] = [c.model_dump(by_alias=True, mode="json") for c in read.contents]
     prompt = await client.get_prompt("review_code", {"language": "go", "code": "x := 1"})
@@ -376,3 +376,7 @@ async def test_the_sdk_server_runs_the_same_on_toolwire(
     assert sdk["connect_service"][0] == -32042
     assert sdk["profile"] == (False, {"name": "Ada", "age": 30, "email": None})
     assert sdk["complete repo"] == ["python-sdk", "typescript-sdk"]
+    # a function resource or template is listed with the MIME type of its reads
+    assert ("notes://today", "today", "text/plain") in sdk["resources"]
+    assert sdk["templates"] == [("github://repos/{owner}/{repo}", "text/plain")]
+    assert sdk["read notes://today"][0]["mimeType"] == "text/plain"

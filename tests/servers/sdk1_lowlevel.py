@@ -1,5 +1,6 @@
-"""A server in the official SDK 1.x low-level style: decorators, a lifespan read through
-``server.request_context``, ``McpError(ErrorData(...))``, and the stdio boilerplate.
+"""A server in the official SDK 1.x low-level style: decorators (``set_logging_level`` too),
+a lifespan read through ``server.request_context``, ``McpError(ErrorData(...))``, and the
+stdio boilerplate.
 
 It runs on the SDK 1.x as it is; tests/interop/test_lowlevel_sdk_styles.py runs it there
 and, with only its imports changed, on toolwire, and compares what the official client gets.
@@ -62,7 +63,16 @@ async def list_tools() -> list[types.Tool]:
         types.Tool(name="query_db", description="Query the database", inputSchema=QUERY),
         types.Tool(name="both", description="Text and structured content", inputSchema=CITY),
         types.Tool(name="refuse", description="Fails with an McpError", inputSchema=CITY),
+        types.Tool(name="log_level", description="The level the client chose", inputSchema=CITY),
     ]
+
+
+LEVEL = {"chosen": "none yet"}  # set by the set_logging_level handler
+
+
+@server.set_logging_level()
+async def set_logging_level(level: types.LoggingLevel) -> None:
+    LEVEL["chosen"] = level
 
 
 @server.call_tool()
@@ -78,6 +88,8 @@ async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
         return [text], {"city": arguments["city"], "ok": True}
     if name == "refuse":
         raise McpError(ErrorData(code=-32602, message=f"No service in {arguments['city']}"))
+    if name == "log_level":
+        return [types.TextContent(type="text", text=f"level {LEVEL['chosen']}")]
     raise ValueError(f"Unknown tool: {name}")
 
 

@@ -197,6 +197,12 @@ def settings() -> str:
     return '{"theme": "dark"}'
 
 
+@mcp.resource("notes://today")
+def today() -> str:
+    """Listed as text/plain, the type its read answers with (no mime_type given)."""
+    return "Nothing planned"
+
+
 @mcp.resource("github://repos/{owner}/{repo}")
 def repository(owner: str, repo: str) -> str:
     """A repository."""

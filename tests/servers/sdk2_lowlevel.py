@@ -1,6 +1,6 @@
 """A server in the official SDK 2.x low-level style: ``Server(name, on_*=...)`` handlers
-given a ``ServerRequestContext`` and the typed params, ``Server[AppContext]`` with a typed
-lifespan, ``MCPError``, and the stdio boilerplate.
+given a ``ServerRequestContext`` and the typed params (``on_set_logging_level`` too),
+``Server[AppContext]`` with a typed lifespan, ``MCPError``, and the stdio boilerplate.
 
 It runs on the SDK 2.x as it is; tests/interop/test_lowlevel_sdk_styles.py runs it there
 and, with only its imports changed, on toolwire, and compares what the official client gets.
@@ -69,7 +69,9 @@ TOOLS = [
     ),
     types.Tool(name="query_db", description="Query the database", inputSchema=QUERY),
     types.Tool(name="refuse", description="Fails with an MCPError", inputSchema=CITY),
+    types.Tool(name="log_level", description="The level the client chose", inputSchema=CITY),
 ]
+LEVEL = {"chosen": "none yet"}  # set by on_set_logging_level
 
 
 async def list_tools(ctx: ServerRequestContext[AppContext], params: Any) -> Any:
@@ -92,6 +94,9 @@ async def call_tool(ctx: ServerRequestContext[AppContext], params: Any) -> types
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
     if params.name == "refuse":
         raise MCPError(code=-32602, message=f"No service in {arguments['city']}")
+    if params.name == "log_level":
+        text = f"level {LEVEL['chosen']}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
     raise MCPError(code=-32602, message=f"Unknown tool: {params.name}")
 
 
@@ -144,6 +149,11 @@ async def complete(ctx: ServerRequestContext[AppContext], params: Any) -> Any:
     return result("CompleteResult", completion=completion)
 
 
+async def set_logging_level(ctx: ServerRequestContext[AppContext], params: Any) -> Any:
+    LEVEL["chosen"] = f"{params.level} (request {ctx.request_id is not None})"
+    return result("EmptyResult")
+
+
 server: "Server[AppContext]" = Server(
     "sdk2-lowlevel",
     version="0.2.0",
@@ -156,6 +166,7 @@ server: "Server[AppContext]" = Server(
     on_list_prompts=list_prompts,
     on_get_prompt=get_prompt,
     on_completion=complete,
+    on_set_logging_level=set_logging_level,
 )
 
 

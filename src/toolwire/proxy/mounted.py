@@ -256,6 +256,9 @@ class UpstreamResource(Resource):
         self.proxy, self.upstream_uri, self.watches = proxy, definition["uri"], watches
         self.served = uri  # the URI its mount serves (a server mounting that one: its own)
 
+    def _settled_type(self, fn: Any, uri: str) -> str | None:
+        return None  # the upstream's listing names one (mime_type) or none
+
     def registered_in(self, server: Any) -> bool:
         return server.get_resource(self.uri) is self
 

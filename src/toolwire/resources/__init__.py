@@ -25,14 +25,16 @@ from ..errors import RegistrationError, ToolError
 from ..functions import (
     EXPECTED_ERRORS,
     Dependency,
+    describe,
     error_message,
     is_async,
     own_code,
     raised_by,
+    signature_of,
     unwrap,
 )
 from ..schema import InvalidArguments, function_schema
-from .contents import to_contents
+from .contents import listed_type, to_contents, value_type
 from .uri_template import UriTemplate, is_template
 
 if TYPE_CHECKING:
@@ -136,14 +138,29 @@ class _Readable(Component):
         # scopes/auth: who may list, read, subscribe to and complete it (as for tools)
         self._describe(doc_description, metadata)
         self.mime_type = mime_type
+        # What its reads answer and its listing names: the type given, else the one its
+        # function's return annotation (or its value) settles, once, here.
+        self.content_type = mime_type or self._settled_type(fn, fallback_name)
         self.annotations = _annotations(annotations)
         self.is_async = self.fn is not None and is_async(self.fn)
         self._source = getattr(getattr(target, "__code__", None), "co_filename", None)
 
+    def _settled_type(self, fn: Any, uri: str) -> str | None:
+        """The MIME type every read of ``fn`` answers with, when known before reading."""
+        template = self.kind == "resource template"
+        if self.fn is None:  # the content itself
+            return value_type(fn, uri)
+        name, _, target = describe(self.fn)
+        try:
+            returns = signature_of(self.fn, target, name, self.kind).return_annotation
+        except (TypeError, ValueError):
+            return None
+        return listed_type(returns, uri, template=template)
+
     def _metadata(self, definition: JSON) -> JSON:
         self._headed(definition)
-        if self.mime_type:
-            definition["mimeType"] = self.mime_type
+        if self.content_type:
+            definition["mimeType"] = self.content_type
         return definition
 
     async def read(
@@ -158,7 +175,7 @@ class _Readable(Component):
         """The contents of ``uri``. Failures raise :class:`ResourceNotFound` or another
         :class:`~toolwire.ToolError` whose text may be shown to the client."""
         if self.fn is None:
-            return to_contents(self.value, uri, self.mime_type)
+            return to_contents(self.value, uri, self.content_type)
         assert self._validate is not None
         try:
             kwargs = self._validate(variables)
@@ -173,7 +190,7 @@ class _Readable(Component):
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # the read fails, not the server
             raise self._failure(exc, uri, mask_errors) from None
         try:
-            return to_contents(value, uri, self.mime_type)
+            return to_contents(value, uri, self.content_type)
         except Exception as exc:
             reference = os.urandom(4).hex()
             logger.error(

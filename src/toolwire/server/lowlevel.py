@@ -87,6 +87,7 @@ _SCOPED = (
     "prompts/list",
     "prompts/get",
     "completion/complete",
+    "logging/setLevel",
 )
 # The 2.x handlers answered through the 1.x handler slots (lowlevel_primitives).
 _SLOTS = {
@@ -95,6 +96,7 @@ _SLOTS = {
     "resources/unsubscribe": "unsubscribe_resource",
     "prompts/get": "get_prompt",
     "completion/complete": "completion",
+    "logging/setLevel": "set_logging_level",
 }
 # The 2.x list handlers: (result field, the keys each item needs, the slot it fills).
 _LISTS = {

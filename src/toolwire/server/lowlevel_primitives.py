@@ -38,6 +38,7 @@ from ..protocol.revisions import Features
 from ..resources import ResourceNotFound
 from ..resources.contents import to_contents
 from .core import JSON, ServerCore
+from .methods import METHODS
 from .request import Request
 from .resource_methods import not_found
 from .session import ServerConnection
@@ -183,6 +184,7 @@ class PrimitiveHandlers(ServerCore):
     def __init__(self, *args: Any, **options: Any) -> None:
         super().__init__(*args, **options)
         self._handlers: dict[str, Callable[..., Any]] = {}
+        self.methods = {**self.methods, "logging/setLevel": self.set_level_for}
 
     def _register(self, kind: str) -> Callable[[F], F]:
         def register(fn: F) -> F:
@@ -226,6 +228,12 @@ class PrimitiveHandlers(ServerCore):
         """Decorate ``handler(name, arguments)`` (``arguments`` a dict of strings, or None when
         the client sent none) returning a ``GetPromptResult``-like value or a list of messages."""
         return self._register("get_prompt")
+
+    def set_logging_level(self) -> Callable[[F], F]:
+        """Decorate ``handler(level)`` called on ``logging/setLevel`` (legacy revisions) with
+        the level the client chose (``"debug"`` ... ``"emergency"``), once toolwire has
+        checked it and keeps to it for that client's log messages."""
+        return self._register("set_logging_level")
 
     def completion(self) -> Callable[[F], F]:
         """Decorate ``handler(ref, argument, context)`` for ``completion/complete``: ``ref``
@@ -365,6 +373,18 @@ class PrimitiveHandlers(ServerCore):
             connection.subscriptions.add(uri)
         else:
             connection.subscriptions.discard(uri)
+        return {}
+
+    def set_level_for(self, connection: ServerConnection, request: Request) -> Any:
+        """``logging/setLevel``: the session keeps the level (toolwire's own answer, which
+        checks it), then the ``set_logging_level`` handler hears of it."""
+        result = METHODS["logging/setLevel"](connection, request)
+        if "set_logging_level" not in self._handlers:
+            return result
+        return self._set_level(request.params["level"])
+
+    async def _set_level(self, level: str) -> JSON:
+        await self._call("set_logging_level", f"Setting the log level to {level!r}", level)
         return {}
 
     def prompts_page(self, request: Request, cursor: str | None) -> Any:

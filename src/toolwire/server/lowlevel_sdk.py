@@ -47,6 +47,7 @@ SERVED: dict[str, str] = {
     "on_list_prompts": "prompts/list",
     "on_get_prompt": "prompts/get",
     "on_completion": "completion/complete",
+    "on_set_logging_level": "logging/setLevel",
 }
 
 #: Those it refuses, and what to do instead (docs/migrating.md, "The low-level server").
@@ -56,11 +57,6 @@ REFUSED: dict[str, str] = {
         "toolwire serves subscriptions/listen itself: leave on_subscriptions_listen out and "
         "call server.resource_updated(uri), server.resources_changed(), "
         "server.prompts_changed() or server.tools_changed(); every listening client hears of it"
-    ),
-    "on_set_logging_level": (
-        "toolwire keeps each client's log level itself: leave on_set_logging_level out; "
-        "messages sent with ctx.session.send_log_message(...) reach each client at the level "
-        "it chose"
     ),
     "on_roots_list_changed": (
         "use @server.on_roots_changed, whose handler(roots) gets the client's new roots"
