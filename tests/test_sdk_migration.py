@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -260,7 +261,6 @@ def test_sdk_extension_objects_are_refused_naming_toolwires() -> None:
     ("option", "alternative"),
     [
         ("auth_server_provider", "resource server"),
-        ("request_state_security", "state_secret="),
         ("cache_hints", "list_ttl_ms="),
         ("resources", "@mcp.resource"),
         ("subscriptions", "always served"),
@@ -271,6 +271,19 @@ def test_options_without_an_equivalent_name_the_alternative(option: str, alterna
     with pytest.raises(TypeError, match=f"does not take {option}=") as raised:
         Server("Demo", **{option: object()})
     assert alternative in str(raised.value)
+
+
+def test_the_sdks_request_state_security_is_taken_with_a_warning_naming_state_secret() -> None:
+    from mcp.server.mcpserver import RequestStateSecurity
+
+    security = RequestStateSecurity(keys=[b"k" * 32])
+    with pytest.warns(UserWarning, match=r"state_secret=<bytes>"):
+        mcp = Server("Demo", request_state_security=security)
+    assert mcp.signer.secret != b"k" * 32  # a key of this process
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the key given the toolwire way: nothing to say
+        shared = Server("Demo", request_state_security=security, state_secret=b"s" * 32)
+    assert shared.signer.secret == b"s" * 32
 
 
 def test_sse_transport_is_refused_with_the_alternative() -> None:

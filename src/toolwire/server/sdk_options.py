@@ -58,9 +58,6 @@ REFUSED = {
         "toolwire checks template parameters itself; take a path parameter as "
         "toolwire.SafePath to confine it to a folder (docs/security.md)"
     ),
-    "request_state_security": (
-        "pass state_secret=<bytes> (the key that seals requestState, shared by every replica)"
-    ),
     "cache_hints": "pass list_ttl_ms= and discover_ttl_ms= (the ttlMs of list results)",
     "subscriptions": (
         "subscriptions/listen is always served; replicas share list changes through "
@@ -138,6 +135,12 @@ def absorb(options: dict[str, Any]) -> tuple[Settings, dict[str, Any], list[Any]
         if name in options and options[name] is not None:
             raise TypeError(f"Server() does not take {name}=: {alternative}")
         options.pop(name, None)
+    if options.pop("request_state_security", None) is not None and "state_secret" not in options:
+        warnings.warn(
+            "request_state_security is not used: toolwire seals requestState under a key this "
+            "process makes; replicas share one with Server(state_secret=<bytes>)",
+            stacklevel=3,
+        )
     taken = {name: options.pop(name) for name in list(options) if name in SETTING_NAMES}
     settings = Settings(**taken)
     settings.lifespan = options.get("lifespan")
