@@ -70,6 +70,9 @@ TOOLS = [
     types.Tool(name="query_db", description="Query the database", inputSchema=QUERY),
     types.Tool(name="refuse", description="Fails with an MCPError", inputSchema=CITY),
     types.Tool(name="log_level", description="The level the client chose", inputSchema=CITY),
+    types.Tool(
+        name="checkpoint", description="Ends its SSE stream, then answers", inputSchema=CITY
+    ),
 ]
 LEVEL = {"chosen": "none yet"}  # set by on_set_logging_level
 
@@ -96,6 +99,11 @@ async def call_tool(ctx: ServerRequestContext[AppContext], params: Any) -> types
         raise MCPError(code=-32602, message=f"No service in {arguments['city']}")
     if params.name == "log_level":
         text = f"level {LEVEL['chosen']}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+    if params.name == "checkpoint":  # SSE polling: the client resumes the stream it lost
+        if ctx.close_sse_stream:
+            await ctx.close_sse_stream()
+        text = f"checkpoint in {arguments['city']}"
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
     raise MCPError(code=-32602, message=f"Unknown tool: {params.name}")
 

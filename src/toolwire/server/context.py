@@ -183,6 +183,10 @@ class Context(FastMCPContext):
 
         return RequestContext(self)
 
+    async def close_sse_stream(self) -> None:
+        """The official SDK's name for :meth:`close_sse_connection`, awaited."""
+        self.close_sse_connection()
+
     def close_sse_connection(self, retry_ms: int | None = None) -> bool:
         """End the HTTP connection that carries this call's SSE stream, while the call and
         its stream go on: the client reconnects with ``Last-Event-ID`` (after ``retry_ms``,

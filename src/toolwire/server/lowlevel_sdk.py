@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextvars
 import difflib
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Generic
@@ -195,6 +195,14 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     @property
     def request(self) -> Any:
         return self.context.http
+
+    @property
+    def close_sse_stream(self) -> Callable[[], Awaitable[None]] | None:
+        """The SDK's callback ending this call's SSE stream (the client resumes it); None
+        where there is none to end (stdio, memory)."""
+        from .sdk_session import sse_closer
+
+        return sse_closer(self.context)
 
     @property
     def experimental(self) -> Any:

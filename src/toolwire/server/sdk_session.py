@@ -31,7 +31,7 @@ Loaded on first use of ``ctx.session`` or ``ctx.request_context``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ..errors import ToolError
@@ -325,12 +325,26 @@ class RequestContext:
         return self._ctx.lifespan_context
 
     @property
+    def close_sse_stream(self) -> Callable[[], Awaitable[None]] | None:
+        return sse_closer(self._ctx)
+
+    @property
     def request(self) -> Any:
         return self._ctx.http
 
     def __getattr__(self, name: str) -> Any:
         # Anything else is the Context's (``ctx.request_context`` was the Context itself).
         return getattr(self._ctx, name)
+
+
+def sse_closer(context: Context) -> Callable[[], Awaitable[None]] | None:
+    """The SDK's ``close_sse_stream`` callback: ends the HTTP connection that carries the
+    call's SSE stream, the client resuming with ``Last-Event-ID``; None where the transport
+    has no such stream (stdio, memory)."""
+    if context._connection.close_sse is None:
+        return None
+    closer: Callable[[], Awaitable[None]] = context.close_sse_stream
+    return closer
 
 
 def completion_arguments(
