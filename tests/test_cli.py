@@ -189,6 +189,18 @@ def test_two_servers_are_listed_and_file_object_picks_one(tmp_path: Path) -> Non
     assert "'third' does not exist; servers in the file: first, second" in missing.stderr
 
 
+def test_of_several_servers_the_one_named_mcp_server_or_app_is_served(tmp_path: Path) -> None:
+    # as the SDK's and FastMCP's command lines pick one: a main server mounting others
+    text = SERVER_TOOL.format(name="weather", title="Weather") + SERVER_TOOL.format(
+        name="app", title="Main"
+    )
+    server = write(tmp_path / "mounted.py", text + "\napp.mount(weather, 'weather')\n")
+    result = toolwire("inspect", str(server))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Main ")
+    assert "weather_echo" in result.stdout
+
+
 def test_syntax_error_shows_file_line_and_message(tmp_path: Path) -> None:
     server = write(tmp_path / "broken.py", "from toolwire import Server\n\ndef f(:\n    pass\n")
     result = toolwire("inspect", str(server))

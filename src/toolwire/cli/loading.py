@@ -77,7 +77,8 @@ def load_server(target: str) -> ServerCore:
 
 def load(target: str) -> Loaded:
     """The server named by ``target`` (the one whose ``run()`` the file calls, unless
-    ``:OBJECT`` names another), and that call."""
+    ``:OBJECT`` names another; of several, the one named ``mcp``, ``server`` or ``app``),
+    and that call."""
     path, name = split_target(target)
     module, call = import_file(path)
     found = _servers(module)
@@ -95,6 +96,9 @@ def load(target: str) -> Loaded:
             'e.g. mcp = Server("name"), or name it with FILE:OBJECT'
         )
     if len(found) > 1:
+        for conventional in ("mcp", "server", "app"):  # the names the SDK's and FastMCP's
+            if conventional in found:  # command lines look for, in their order
+                return Loaded(found[conventional])
         first = next(iter(found))
         raise LoadError(
             f"{path}: several servers found ({_names(found)}); pick one with {path}:{first}"
