@@ -78,4 +78,4 @@ mcp.disable(tags={"namespace:finance"})
 
 
 if __name__ == "__main__":
-    mcp.run()
+    mcp.run(show_banner=False)  # FastMCP's banner on stderr: off

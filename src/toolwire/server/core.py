@@ -474,7 +474,9 @@ class ServerCore:
 
         ``SIGTERM`` or ``SIGINT`` stops either gracefully: no new requests, calls in flight
         get ``shutdown_grace`` seconds to answer, the rest are cancelled, the lifespan is
-        left, and ``run()`` returns. (Not while ``toolwire`` imports the file: see .launch.)"""
+        left, and ``run()`` returns. (Not while ``toolwire`` imports the file: see .launch.)
+        FastMCP's ``show_banner`` is accepted: no banner is printed."""
+        options.pop("show_banner", None)
         if take(self, transport, options):
             return
         if transport == "stdio":
