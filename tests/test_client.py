@@ -330,19 +330,31 @@ mcp.run()
 
 
 @pytest.mark.parametrize("revision", [None, LEGACY])
-async def test_a_short_call_timeout_still_waits_for_a_slow_start(
+async def test_connect_timeout_lets_a_slow_start_take_longer_than_a_call(
     tmp_path: Any, revision: str | None
 ) -> None:
     server = tmp_path / "slow.py"
     server.write_text(SLOW_START)
     command = [sys.executable, str(server)]
     async with asyncio.timeout(TIMEOUT):
-        async with Client(command, protocol_version=revision, timeout=0.5) as client:
+        with pytest.raises(ClientError, match=r"timed out after 0\.5 s"):
+            async with Client(command, protocol_version=revision, timeout=0.5):
+                pass  # by default the handshake has the calls' deadline
+        async with Client(
+            command, protocol_version=revision, timeout=0.5, connect_timeout=TIMEOUT
+        ) as client:
             assert client.server_info["name"] == "slow-start"
             assert (await client.call_tool("add", {"a": 1, "b": 2}, timeout=TIMEOUT)).text == "3"
-        with pytest.raises(ClientError, match=r"timed out after 0\.5 s"):
-            async with Client(command, protocol_version=revision, connect_timeout=0.5):
-                pass
+
+
+async def test_a_proxy_with_a_short_call_timeout_waits_for_its_upstream_to_start(
+    tmp_path: Any,
+) -> None:
+    server = tmp_path / "slow.py"
+    server.write_text(SLOW_START)
+    proxy = Server.proxy([sys.executable, str(server)], timeout=1.0)  # < the 1.5 s start
+    async with asyncio.timeout(TIMEOUT), Client(proxy, protocol_version=LEGACY) as client:
+        assert (await client.call_tool("add", {"a": 1, "b": 2})).text == "3"
 
 
 # ---------------------------------------------------------------- session renewal

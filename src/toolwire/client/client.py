@@ -93,9 +93,9 @@ class Client(
     :attr:`server_extensions` are the server's. ``timeout`` (seconds, ``None`` for none) is
     the deadline of every request, writing it
     included, and of every notification or answer the client writes. ``connect_timeout`` is
-    the deadline of each request of the handshake, a command's start included (by default
-    the larger of ``timeout`` and 60 s: a server may take longer to start, say while ``npx``
-    downloads it, than any call may take). ``max_message_bytes``
+    the deadline of each request of the handshake, a command's start included (``timeout``
+    by default; a server may take longer to start, say while ``npx`` downloads it, than a
+    call may take). ``max_message_bytes``
     bounds one message from the server; ``max_server_requests`` bounds the server's requests
     answered at once. ``telemetry=True`` (or a :class:`toolwire.telemetry.Telemetry`) traces
     every request and sends its trace context to the server (``pip install toolwire[otel]``).

@@ -41,15 +41,8 @@ class ClientHandshake:
             self, method: str, params: JSON | None = None, timeout: float | None = None
         ) -> None: ...
 
-    def _handshake_seconds(self) -> float | None:
-        """Each handshake request's deadline: ``connect_timeout``, by default the larger of
-        ``timeout`` and 60 s (``None`` when ``timeout`` is)."""
-        if self.connect_timeout is not None:
-            return self.connect_timeout
-        return None if self.timeout is None else max(self.timeout, 60.0)
-
     async def _handshake(self) -> None:
-        seconds = self._handshake_seconds()
+        seconds = self.connect_timeout  # each request's deadline; None: the client's timeout
         wanted = self.requested_version
         legacy = wanted or LATEST_LEGACY
         if wanted is None or wanted in MODERN_REVISIONS:

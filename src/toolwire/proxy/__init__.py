@@ -20,6 +20,8 @@ from .upstream import UpstreamClient
 
 __all__ = ["ProxyServer", "proxy"]
 
+CONNECT_TIMEOUT = 60.0  # the least an upstream gets to start and answer the handshake
+
 
 def proxy(
     target: Any, *, name: str | None = None, shared: bool = False, **client_options: Any
@@ -31,12 +33,18 @@ def proxy(
     ``shared=True`` puts every downstream session on one upstream connection; by default
     each legacy session gets its own (2026-07-28 requests, which belong to no session,
     share one). ``client_options`` go to each upstream :class:`~toolwire.Client`
-    (``headers``, ``auth``, ``env``, ``timeout`` ...)."""
+    (``headers``, ``auth``, ``env``, ``timeout`` ...); connecting to the upstream waits at
+    least ``CONNECT_TIMEOUT`` seconds unless ``connect_timeout`` says otherwise."""
     from ..client import Client
 
     if isinstance(target, Client):
         client_options = {**_options_of(target), **client_options}
         target = target.target
+
+    timeout = client_options.get("timeout", 60.0)
+    if client_options.get("connect_timeout") is None and timeout is not None:
+        # an upstream may take longer to start (npx fetching it, say) than a call may take
+        client_options["connect_timeout"] = max(timeout, CONNECT_TIMEOUT)
 
     def make_client(**handlers: Any) -> UpstreamClient:
         return UpstreamClient(target, **{**client_options, **handlers})
