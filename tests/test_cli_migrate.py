@@ -114,7 +114,7 @@ if __name__ == "__main__":
     mcp.run()
 '''
 FASTMCP_AFTER = FASTMCP.replace(
-    "from fastmcp import Context, FastMCP", "from toolwire import Context, Server as FastMCP"
+    "from fastmcp import Context, FastMCP", "from toolwire import Context, FastMCP"
 ).replace("from fastmcp.exceptions import ToolError", "from toolwire import ToolError")
 
 SERVERS = {
@@ -338,7 +338,7 @@ LAYOUT_AFTER = (
         "    from mcp.server.fastmcp import FastMCP\r",
         "    from toolwire import Server as FastMCP\r",
     )
-    .replace("    from fastmcp import FastMCP\r", "    from toolwire import Server as FastMCP\r")
+    .replace("    from fastmcp import FastMCP\r", "    from toolwire import FastMCP\r")
     .replace("from mcp.server.fastmcp import Context", "from toolwire import Context")
     .replace(
         "x = 1; from mcp import types, ClientSession",
@@ -384,7 +384,7 @@ def test_a_plain_import_is_rewritten_with_its_uses_and_a_server_named_mcp_is_not
     assert done.returncode == 0, done.stderr
     assert f"{plain}: rewrote 2 imports and 2 uses" in done.stdout.splitlines()
     assert plain.read_text(encoding="utf-8") == (
-        "import toolwire.types\nimport toolwire\n\n\nserver = toolwire.Server('x')\n"
+        "import toolwire.types\nimport toolwire\n\n\nserver = toolwire.FastMCP('x')\n"
         "tool = toolwire.types.Tool\n"
     )
     found = [line for line in done.stdout.splitlines() if ": rewrote " not in line]

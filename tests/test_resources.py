@@ -501,6 +501,38 @@ async def test_list_changed_on_add_and_remove_in_memory() -> None:
     await server.stop()
 
 
+async def test_a_resource_is_described_by_its_whole_docstring() -> None:
+    """A template's ``Args:`` describe its variables, which a listing has no other place for:
+    they stay in the description (as the SDK and FastMCP list it); a tool's move to its
+    input schema."""
+    server = Server("documented")
+
+    def config(env: str) -> str:
+        """One environment's configuration.
+
+        Args:
+            env: Environment name (dev, staging, prod).
+        """
+        return env
+
+    server.resource("config://env/{env}")(config)
+    server.tool(config)
+    await server.start()
+    peer = MemoryPeer(server, LEGACY)
+    await peer.initialize(LEGACY)
+    [template] = result_of(await peer.request("resources/templates/list"))["resourceTemplates"]
+    assert template["description"] == (
+        "One environment's configuration.\n\nArgs:\n    env: Environment name (dev, staging, prod)."
+    )
+    [tool] = result_of(await peer.request("tools/list"))["tools"]
+    assert tool["description"] == "One environment's configuration."
+    assert tool["inputSchema"]["properties"]["env"]["description"] == (
+        "Environment name (dev, staging, prod)."
+    )
+    peer.connection.close()
+    await server.stop()
+
+
 async def test_read_resource_outside_a_request_and_completers() -> None:
     """``read_resource`` works without a request; ``find_template`` exposes completers."""
     server = load()

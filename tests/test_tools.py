@@ -179,6 +179,39 @@ async def test_name_title_description_and_annotations_overrides() -> None:
     assert "title" not in old and "annotations" not in old and "outputSchema" not in old
 
 
+@pytest.mark.parametrize("revision", [LEGACY, MODERN])
+async def test_titles_from_names_titles_every_tool_that_has_none(revision: str) -> None:
+    mcp = Server("t", titles_from_names=True)
+    mcp.tool(add)
+    mcp.tool(name="get-forecast_now")(add)
+    mcp.tool(name="given", title="Given")(add)
+    mcp.tool(name="hinted", annotations={"title": "Hinted"})(add)
+    child = Server("child")
+    child.tool(name="top_headlines")(add)
+    mcp.mount(child, namespace="news")
+    async with checked_client(mcp, revision) as client:
+        listed = {tool["name"]: tool.get("title") for tool in await client.list_tools()}
+    assert listed == {
+        "add": "Add",
+        "get-forecast_now": "Get Forecast Now",
+        "given": "Given",
+        "hinted": "Hinted",
+        "news_top_headlines": "News Top Headlines",
+    }
+    async with checked_client(mcp, "2024-11-05") as client:
+        assert all("title" not in tool for tool in await client.list_tools())
+    async with checked_client(Server("plain", tools=[add]), revision) as client:
+        assert [tool.get("title") for tool in await client.list_tools()] == [None]
+
+
+def test_fastmcp_is_a_server_that_titles_tools_from_their_names() -> None:
+    from toolwire import FastMCP
+
+    assert isinstance(FastMCP("f"), Server) and FastMCP("f").titles_from_names
+    assert not FastMCP("f", titles_from_names=False).titles_from_names
+    assert not Server("s").titles_from_names
+
+
 def test_unknown_annotation_keys_are_rejected() -> None:
     mcp = Server("t")
     with pytest.raises(RegistrationError, match="readonly"):

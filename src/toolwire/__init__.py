@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         DeclinedElicitation,
     )
     from .server.fastmcp_files import FileSystemProvider, prompt, resource, tool
+    from .server.fastmcp_server import FastMCP
     from .server.fastmcp_skills import SkillsDirectoryProvider
     from .server.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
     from .server.transforms import Arg
@@ -63,6 +64,7 @@ __all__ = [
     "DeclinedElicitation",
     "Depends",
     "Extension",
+    "FastMCP",
     "File",
     "FileSystemProvider",
     "Host",
@@ -92,6 +94,7 @@ __all__ = [
 
 
 _FASTMCP = {
+    "FastMCP": ".server.fastmcp_server",
     "AcceptedElicitation": ".server.fastmcp_elicit",
     "DeclinedElicitation": ".server.fastmcp_elicit",
     "CancelledElicitation": ".server.fastmcp_elicit",

@@ -17,6 +17,7 @@ import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from inspect import cleandoc
 from typing import TYPE_CHECKING, Any
 
 from ..components import Component, Metadata, annotation_dict
@@ -130,7 +131,10 @@ class _Readable(Component):
             self.required = set(schema.input_schema.get("required") or ())
             self.injected = tuple(schema.injected)
             self._validate = schema.validate
-            doc_description = schema.description
+            # The whole docstring, as the SDK and FastMCP list it: a template's ``Args:``
+            # describe its variables, which have no other place in a listing.
+            doc = describe(self.fn)[1]
+            doc_description = cleandoc(doc) if isinstance(doc, str) and doc.strip() else None
             if name is None:
                 found = getattr(target, "__name__", None)
                 name = found if isinstance(found, str) and found != "<lambda>" else None

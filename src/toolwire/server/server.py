@@ -50,7 +50,9 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     (or ``"gemini"``, ``"anthropic"``), for a server known to face one LLM provider,
     publishes each tool's input schema as that provider takes it, treats a ``null`` for an
     optional argument as absent, and refuses a tool it cannot express
-    (:mod:`toolwire.server.facing`).
+    (:mod:`toolwire.server.facing`). ``titles_from_names=True`` lists every tool that has
+    no title with one made from its name (``get_forecast``: "Get Forecast"), for clients
+    that show or keep only titled tools; :class:`toolwire.FastMCP` sets it, as FastMCP does.
 
     Input limits and output cleaning (:mod:`toolwire.safety`), defaults for every tool,
     each overridable by the tool option of the same name: a call whose arguments nest
@@ -106,6 +108,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
         provider: Literal["openai", "gemini", "anthropic"] | None = None,
         client_log_level: str | None = "debug",
+        titles_from_names: bool = False,
         **options: Any,
     ) -> None:
         # The official SDK's constructor options (debug, log_level, host, port, json_response,
@@ -128,6 +131,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         self.client_log_level = client_log_level
         self.dependencies: list[str] = settings.dependencies if settings is not None else []
         self.schema_profile = schema_profile
+        self.titles_from_names = titles_from_names
         # A server facing one LLM provider publishes its export (toolwire.server.facing).
         self.provider: str | None = None
         if provider is not None:
@@ -524,6 +528,17 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:
         return self.tool_registry.definitions(request)
 
+    def build_page(
+        self,
+        request: Request,
+        cursor: str | None,
+        definitions: Sequence[JSON],
+        private: bool = False,
+    ) -> JSON:
+        if self.titles_from_names:  # the listed name: a mounted tool's has its prefix
+            definitions = [with_title(d) for d in definitions]
+        return super().build_page(request, cursor, definitions, private)
+
     def header_params(self, tool: str) -> dict[str, str]:
         found = self._tools.get(tool)
         return found.header_params if found is not None else {}
@@ -537,3 +552,14 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         if tool is not None:
             return tool
         raise unknown_tool(name, [t.name for t in self.visible_tools(request)])
+
+
+def with_title(definition: JSON) -> JSON:
+    """A tool definition with a title: its own, its annotations', or one made from its name
+    (``get-forecast_now``: "Get Forecast Now")."""
+    if definition.get("title"):
+        return definition
+    title = (definition.get("annotations") or {}).get("title")
+    if not title:
+        title = definition["name"].replace("_", " ").replace("-", " ").title()
+    return {**definition, "title": title}
