@@ -3,7 +3,8 @@
 Usage:  python bench_server.py stdio | http PORT
 Environment: BENCH_TOOLS=N registers N generated tools; BENCH_ASYNC_ADD=1 makes ``add`` async;
 BENCH_TELEMETRY=1 adds toolwire.telemetry's middleware, with the OpenTelemetry SDK's tracer and
-meter (spans dropped by a no-op exporter, metrics aggregated), to measure what it costs.
+meter (spans dropped by a no-op exporter, metrics aggregated), to measure what it costs;
+BENCH_SAMPLING=0.01 samples that share of traces (default: all).
 The harness's ``_toolgen`` module is found through BENCH_DIR (default: ../shared/bench/servers
 beside this repository).
 """
@@ -37,7 +38,10 @@ if os.environ.get("BENCH_TELEMETRY") == "1":
         def export(self, spans: object) -> SpanExportResult:
             return SpanExportResult.SUCCESS
 
-    tracing = TracerProvider()
+    from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+
+    ratio = float(os.environ.get("BENCH_SAMPLING", "1"))
+    tracing = TracerProvider(sampler=ParentBased(TraceIdRatioBased(ratio)))
     tracing.add_span_processor(SimpleSpanProcessor(Dropped()))
     meters = MeterProvider(metric_readers=[InMemoryMetricReader()])
     server.add_middleware(Telemetry(tracer_provider=tracing, meter_provider=meters))

@@ -248,6 +248,70 @@ async def test_metrics_count_calls_errors_durations_and_work_in_flight(otel: Ote
     assert failed.attributes["error.type"] == "-32602"  # type: ignore[index]
 
 
+@pytest.mark.parametrize("revision", REVISIONS)
+async def test_the_server_span_is_current_while_a_tool_runs_inline_or_awaited(
+    otel: Otel, revision: str
+) -> None:
+    """A sync tool answered at once and an async one that waits both run with their request's
+    span current: a span the tool makes is its child. A layer of the user's own beside
+    Telemetry (whose ToolError becomes the result) leaves the same trace."""
+    server = build(otel.telemetry())
+    tracer = otel.tracer_provider.get_tracer("tool")
+
+    @server.tool(blocking=False)
+    def inline_work() -> str:
+        """Answered on the event loop."""
+        with tracer.start_as_current_span("inline inner"):
+            return "inline"
+
+    @server.tool()
+    async def awaited_work() -> str:
+        """Waits before it answers."""
+        await asyncio.sleep(0)
+        with tracer.start_as_current_span("awaited inner"):
+            return "awaited"
+
+    async with checked_client(server, revision) as client:
+        assert (await client.call_tool("inline_work", {})).text == "inline"
+        assert (await client.call_tool("awaited_work", {})).text == "awaited"
+
+        @server.add_middleware
+        async def refuse_check(call: Any, call_next: Any) -> Any:
+            if call.tool_name == "check":
+                raise ToolError("refused by a layer")
+            return await call_next(call)
+
+        refused = await client.call_tool("check", {"text": "x"})
+        assert refused.is_error and refused.text == "refused by a layer"
+        assert (await client.call_tool("awaited_work", {})).text == "awaited"
+    finished = otel.spans.get_finished_spans()
+    for name, times in (("inline", 1), ("awaited", 2)):
+        inner = [s for s in finished if s.name == f"{name} inner"]
+        served = [s for s in finished if s.name == f"tools/call {name}_work"]
+        assert len(inner) == len(served) == times, name
+        assert {_parent_of(s) for s in inner} == {s.context.span_id for s in served}, name
+    checked = otel.span("tools/call check", SpanKind.SERVER)
+    assert checked.attributes["error.type"] == "tool_error"  # type: ignore[index]
+    assert checked.attributes["mcp.protocol.version"] == revision  # type: ignore[index]
+
+
+async def test_a_request_not_sampled_records_no_span_and_its_duration(otel: Otel) -> None:
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    unsampled = TracerProvider(sampler=ALWAYS_OFF)
+    unsampled.add_span_processor(SimpleSpanProcessor(otel.spans))
+    server = build(Telemetry(tracer_provider=unsampled, meter_provider=otel.meter_provider))
+    async with checked_client(server, "2025-06-18") as client:
+        assert (await client.call_tool("add", {"a": 2, "b": 3})).text == "5"
+        assert (await client.call_tool("check", {"text": "x"})).is_error
+    assert otel.spans.get_finished_spans() == ()
+    points = otel.points("mcp.server.operation.duration")
+    calls = [p for p in points if p.attributes.get("mcp.method.name") == "tools/call"]
+    assert sum(p.count for p in calls) == 2
+    assert {p.attributes.get("error.type") for p in calls} == {None, "tool_error"}
+    unsampled.shutdown()
+
+
 @pytest.mark.parametrize("record", [False, True])
 async def test_no_argument_value_or_token_in_telemetry_by_default(otel: Otel, record: bool) -> None:
     auth = ResourceServer(

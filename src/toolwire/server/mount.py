@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import inspect
 import logging
 import re
 from typing import Any
@@ -334,7 +335,8 @@ class Mount:
                 given = given if isinstance(given, dict) else {}
                 return run(given, context, run_sync, mask_errors, timeout, on_timeout)
 
-            return inner.through_middleware(context._connection, request, handler)
+            outcome = inner.through_middleware(context._connection, request, handler)
+            return outcome if inspect.isawaitable(outcome) else _ready(outcome)
 
         return forward
 
@@ -476,3 +478,8 @@ def _shows(server: Any, tool: Tool) -> bool:
     return (
         tool.enabled and (include is None or bool(tool.tags & include)) and not tool.tags & exclude
     )
+
+
+async def _ready(result: Any) -> Any:
+    """A result the mounted server's middleware gave at once, as the awaitable a forward is."""
+    return result

@@ -34,16 +34,19 @@ JSON = dict[str, Any]
 DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 TARGETS = {"tools/call": "gen_ai.tool.name", "prompts/get": "gen_ai.prompt.name"}
 RESOURCE_METHODS = ("resources/read", "resources/subscribe", "resources/unsubscribe")
-METRIC_KEYS = (
-    "mcp.method.name",
-    "gen_ai.tool.name",
-    "gen_ai.prompt.name",
-    "gen_ai.operation.name",
-    "mcp.protocol.version",
-    "network.transport",
-    "network.protocol.name",
-    "error.type",
-    "rpc.response.status_code",
+# The metric's attributes: never one that names a resource (a series per URI).
+METRIC_KEYS = frozenset(
+    {
+        "mcp.method.name",
+        "gen_ai.tool.name",
+        "gen_ai.prompt.name",
+        "gen_ai.operation.name",
+        "mcp.protocol.version",
+        "network.transport",
+        "network.protocol.name",
+        "error.type",
+        "rpc.response.status_code",
+    }
 )
 
 
@@ -113,19 +116,81 @@ class Telemetry:
 
     # ------------------------------------------------------------ server
 
-    async def __call__(self, call: Any, call_next: Callable[[Any], Awaitable[JSON]]) -> JSON:
+    # Called with the result itself when a request is answered at once (middleware.py):
+    # no task and no coroutine for a request that needs none.
+    answers_inline = True
+
+    def __call__(self, call: Any, call_next: Callable[[Any], Any]) -> Any:
         """The server middleware: one SERVER span and one duration per request."""
         method: str = call.method
         params = call.params
+        request = call.request
         http = current_request.get()
         headers = http.raw_headers if http is not None else None
         meta = params.get("_meta")
         parent, links = _parent(meta if isinstance(meta, dict) else None, headers)
+        # What a sampler may look at; the rest only on a span that is recorded.
         attributes = _request_attributes(method, params)
         target = attributes.get(TARGETS.get(method, ""))
+        measured = {key: value for key, value in attributes.items() if key in METRIC_KEYS}
+        measured["mcp.protocol.version"] = request.features.revision
+        if headers is not None:
+            measured["network.transport"] = "tcp"
+            measured["network.protocol.name"] = "http"
+        span = self.tracer.start_span(
+            f"{method} {target}" if target else method,
+            context=parent,
+            kind=SpanKind.SERVER,
+            attributes=attributes,
+            links=links,
+            record_exception=False,
+            set_status_on_exception=False,
+        )
+        if span.is_recording():
+            span.set_attributes(self._recorded(call, measured, headers))
+        traced = trace.set_span_in_context(span, parent)
+        self.active[method] = self.active.get(method, 0) + 1
+        started = time.perf_counter()
+        token = otel_context.attach(traced)
+        try:
+            outcome = call_next(call)
+        except BaseException as exc:
+            self._ended(span, measured, started, method, None, exc)
+            raise
+        finally:
+            otel_context.detach(token)
+        if isinstance(outcome, dict):
+            self._ended(span, measured, started, method, outcome, None)
+            return outcome
+        return self._awaited(span, measured, started, method, outcome, traced)
+
+    async def _awaited(
+        self,
+        span: Any,
+        measured: JSON,
+        started: float,
+        method: str,
+        outcome: Awaitable[JSON],
+        traced: Any,
+    ) -> JSON:
+        token = otel_context.attach(traced)  # the span stays current while it is awaited
+        try:
+            result = await outcome
+        except BaseException as exc:
+            self._ended(span, measured, started, method, None, exc)
+            raise
+        finally:
+            otel_context.detach(token)
+        self._ended(span, measured, started, method, result, None)
+        return result
+
+    def _recorded(self, call: Any, measured: JSON, headers: dict[str, str] | None) -> JSON:
+        """The attributes of a recorded span beyond those it was started with."""
         request = call.request
-        attributes["jsonrpc.request.id"] = str(request.id)
-        attributes["mcp.protocol.version"] = request.features.revision
+        attributes: JSON = {
+            "jsonrpc.request.id": str(request.id),
+            "mcp.protocol.version": measured["mcp.protocol.version"],
+        }
         if headers is not None:
             attributes["network.transport"] = "tcp"
             attributes["network.protocol.name"] = "http"
@@ -141,44 +206,35 @@ class Telemetry:
             )
             if caller:
                 attributes["enduser.id"] = str(caller)
-        if self.record_arguments and method == "tools/call":
-            attributes["gen_ai.tool.call.arguments"] = _json(params.get("arguments") or {})
-        measured = {key: attributes[key] for key in METRIC_KEYS if key in attributes}
-        self.active[method] = self.active.get(method, 0) + 1
-        token = otel_context.attach(parent) if parent is not None else None
-        started = time.perf_counter()
-        try:
-            with self.tracer.start_as_current_span(
-                f"{method} {target}" if target else method,
-                kind=SpanKind.SERVER,
-                attributes=attributes,
-                links=links,
-                record_exception=False,
-                set_status_on_exception=False,
-            ) as span:
-                error_type = None
-                try:
-                    result = await call_next(call)
-                except RPCError as exc:
-                    error_type = _refused(span, measured, exc.code, exc.message)
-                    raise
-                except BaseException as exc:  # cancelled, or a failure the server masks
-                    error_type = type(exc).__qualname__
-                    span.set_status(Status(StatusCode.ERROR))
-                    raise
-                else:
-                    if method == "tools/call" and isinstance(result, dict):
-                        error_type = self._tool_outcome(span, result)
-                    return result
-                finally:
-                    if error_type is not None:
-                        span.set_attribute("error.type", error_type)
-                        measured["error.type"] = error_type
-        finally:
-            self.server_duration.record(time.perf_counter() - started, measured)
-            self.active[method] -= 1
-            if token is not None:
-                otel_context.detach(token)
+        if self.record_arguments and call.method == "tools/call":
+            attributes["gen_ai.tool.call.arguments"] = _json(call.params.get("arguments") or {})
+        return attributes
+
+    def _ended(
+        self,
+        span: Any,
+        measured: JSON,
+        started: float,
+        method: str,
+        result: JSON | None,
+        failure: BaseException | None,
+    ) -> None:
+        """End the span and record the duration: ``result``, or ``failure`` (a JSON-RPC
+        error, a cancellation, a failure the server masks)."""
+        error_type = None
+        if isinstance(failure, RPCError):
+            error_type = _refused(span, measured, failure.code, failure.message)
+        elif failure is not None:
+            error_type = type(failure).__qualname__
+            span.set_status(Status(StatusCode.ERROR))
+        elif method == "tools/call" and isinstance(result, dict):
+            error_type = self._tool_outcome(span, result)
+        if error_type is not None:
+            span.set_attribute("error.type", error_type)
+            measured["error.type"] = error_type
+        span.end()
+        self.server_duration.record(time.perf_counter() - started, measured)
+        self.active[method] -= 1
 
     def _tool_outcome(self, span: Any, result: JSON) -> str | None:
         """A ``tools/call`` result: ``tool_error`` when the tool failed (``isError``), else
@@ -289,8 +345,12 @@ def _parent(meta: JSON | None, headers: dict[str, str] | None) -> tuple[Any, lis
     instrumentation, say: None is returned, the current context is used), else the HTTP
     request's ``traceparent`` header. With ``_meta``, the ambient or HTTP context is linked
     when it differs (MCP and transport contexts are independent)."""
+    if meta is not None and not isinstance(meta.get("traceparent"), str):
+        meta = None  # no trace context in it
+    if meta is None and (headers is None or "traceparent" not in headers):
+        return None, []  # the ambient context, whatever it is, is the parent
     ambient = trace.get_current_span().get_span_context()
-    if meta is not None and isinstance(meta.get("traceparent"), str):
+    if meta is not None:
         parent = propagate.extract(meta, getter=GETTER)
         remote = trace.get_current_span(parent).get_span_context()
         carried = ambient
