@@ -2,12 +2,15 @@
 as the shared harness talks), one server, interleaved rounds.
 
 * plain: ``tools/call add`` answered with the result;
-* task: ``tools/call add_task`` answered with a task, then ``tasks/get`` until it completed
-  (the tool ends at once, so this is the extension's own cost: creating, tracking and
-  reading back a task).
+* sync task: ``tools/call add_task``, a sync task tool that never blocks, and
+* async task: ``tools/call add_async_task``, an async one that ends without waiting: both
+  answered with the result itself, as the extension allows;
+* task: ``tools/call add_later_task`` (it waits one turn of the event loop) answered with a
+  task, then ``tasks/get`` until it completed (ready at the first), so this is the
+  extension's own cost: creating, tracking and reading back a task.
 
 Usage:  python benchmarks/task_roundtrip.py [--rounds 5] [--seconds 2]
-Prints round trips per second for both, per round, and the median ratio task / plain.
+Prints round trips per second for each, per round, and the median ratios to plain.
 """
 
 from __future__ import annotations
@@ -66,10 +69,33 @@ def plain(pipe: Pipe) -> None:
     assert pipe.request("tools/call", call)["content"][0]["text"] == "3"
 
 
+def sync_task(pipe: Pipe) -> None:
+    at_once(pipe, "add_task")
+
+
+def async_task(pipe: Pipe) -> None:
+    at_once(pipe, "add_async_task")
+
+
+def at_once(pipe: Pipe, name: str) -> None:
+    """A tool answered with its result; the first call of a sync one runs on a thread (until
+    it is judged never to block), which makes a task."""
+    call = {"name": name, "arguments": {"a": 1, "b": 2}, "_meta": META}
+    answered = pipe.request("tools/call", call)
+    if answered["resultType"] == "task":
+        polled(pipe, answered)
+    else:
+        assert answered["content"][0]["text"] == "3"
+
+
 def task(pipe: Pipe) -> None:
-    call = {"name": "add_task", "arguments": {"a": 1, "b": 2}, "_meta": META}
+    call = {"name": "add_later_task", "arguments": {"a": 1, "b": 2}, "_meta": META}
     created = pipe.request("tools/call", call)
     assert created["resultType"] == "task"
+    polled(pipe, created)
+
+
+def polled(pipe: Pipe, created: dict[str, Any]) -> None:
     while True:
         state = pipe.request("tasks/get", {"taskId": created["taskId"], "_meta": META})
         if state["status"] == "completed":
@@ -93,18 +119,20 @@ def main() -> None:
     options = parser.parse_args()
     pipe = Pipe()
     try:
-        rate(pipe, plain, 0.5)  # warm-up
-        rate(pipe, task, 0.5)
-        ratios = []
+        kinds = {"sync task": sync_task, "async task": async_task, "task": task}
+        for one in (plain, *kinds.values()):  # warm-up
+            rate(pipe, one, 0.5)
+        ratios: dict[str, list[float]] = {kind: [] for kind in kinds}
         for number in range(1, options.rounds + 1):
             plain_rate = rate(pipe, plain, options.seconds)
-            task_rate = rate(pipe, task, options.seconds)
-            ratios.append(plain_rate / task_rate)
-            print(
-                f"round {number}: plain {plain_rate:,.0f}/s, task {task_rate:,.0f}/s "
-                f"(a task round trip costs {ratios[-1]:.2f} plain calls)"
-            )
-        print(f"median: a task round trip costs {statistics.median(ratios):.2f} plain calls")
+            rates = {kind: rate(pipe, one, options.seconds) for kind, one in kinds.items()}
+            line = [f"round {number}: plain {plain_rate:,.0f}/s"]
+            for kind, kind_rate in rates.items():
+                ratios[kind].append(plain_rate / kind_rate)
+                line.append(f"{kind} {kind_rate:,.0f}/s ({ratios[kind][-1]:.2f} plain calls)")
+            print(", ".join(line))
+        for kind, values in ratios.items():
+            print(f"median: a {kind} round trip costs {statistics.median(values):.2f} plain calls")
     finally:
         pipe.close()
 

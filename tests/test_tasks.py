@@ -54,12 +54,14 @@ def jobs_server(**options: Any) -> Server:
 
     @mcp.tool(task="required")
     async def only_as_task() -> str:
-        """Fails as a tool fails: an isError result."""
+        """Fails as a tool fails, after a moment: an isError result."""
+        await asyncio.sleep(0.01)
         raise ToolError("The job failed")
 
     @mcp.tool(task="optional")
     async def broken() -> str:
-        """Ends in a JSON-RPC error."""
+        """Ends in a JSON-RPC error, after a moment."""
+        await asyncio.sleep(0.01)
         raise RPCError(-32000, "The backend is gone", {"retry": False})
 
     @mcp.tool(task="optional")
@@ -306,6 +308,54 @@ async def test_start_tool_gives_a_handle_to_the_task() -> None:
         assert at_once.id is None and (await at_once.status())["status"] == "completed"
         assert (await at_once.result()).text == "job done"
         await at_once.cancel()  # nothing to cancel
+
+
+@pytest.mark.parametrize("where", ["memory", "http"])
+async def test_a_task_tool_that_ends_at_once_is_answered_with_its_result(where: str) -> None:
+    """Nothing to wait for (a sync tool that never blocks, an async one that ends without
+    waiting): the declaring client gets the result or the error itself, not a task; a tool
+    that waits, even for one turn of the loop, is a task."""
+    mcp = jobs_server()
+
+    @mcp.tool(task="required", blocking=False)
+    def total(values: list[int]) -> int:
+        """Adds the values up."""
+        return sum(values)
+
+    @mcp.tool(task="optional")
+    async def double(value: int) -> int:
+        """Doubles the value, or refuses a negative one."""
+        if value < 0:
+            raise RPCError(-32000, "No negative values", {"value": value})
+        return 2 * value
+
+    with served(where, mcp) as target:
+        async with task_client(target) as client:
+            answered = await client.request(
+                "tools/call", {"name": "total", "arguments": {"values": [1, 2, 3]}}
+            )
+            assert answered["resultType"] == "complete" and "taskId" not in answered
+            assert answered["structuredContent"] == {"result": 6}
+            job = await client.start_tool("total", {"values": [4]})
+            assert job.id is None and (await job.result()).structured == {"result": 4}
+            doubled = await client.request(
+                "tools/call", {"name": "double", "arguments": {"value": 4}}
+            )
+            assert doubled["resultType"] == "complete" and doubled["structuredContent"] == {
+                "result": 8
+            }
+            with pytest.raises(ServerError, match="No negative values") as refused_value:
+                await client.request("tools/call", {"name": "double", "arguments": {"value": -1}})
+            assert (refused_value.value.code, refused_value.value.data) == (-32000, {"value": -1})
+            created = await client.request(
+                "tools/call", {"name": "slow", "arguments": {"seconds": 0}}
+            )
+            assert created["resultType"] == "task"
+            assert (await poll(client, created["taskId"], "completed"))["result"]["content"]
+        async with checked_client(target, MODERN, **TASK_OPTIONS) as plain:
+            with pytest.raises(ServerError, match="runs as a task") as refused:
+                await plain.request("tools/call", {"name": "total", "arguments": {"values": []}})
+            assert refused.value.code == -32021
 
 
 async def test_a_task_needing_input_the_client_cannot_give_is_cancelled() -> None:

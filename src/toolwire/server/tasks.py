@@ -338,14 +338,19 @@ async def _reach_shared(
 def start_task(
     server: Any, tool: Tool, connection: ServerConnection, request: Request, arguments: JSON
 ) -> Any:
-    """Answer a ``tools/call`` of a task tool with a new task, or None when the client did
-    not declare the extension and the tool may run as an ordinary call."""
+    """Answer a ``tools/call`` of a task tool with a new task, or None when it runs as an
+    ordinary call: the client did not declare the extension and the tool may, or the tool
+    is answered at once."""
     declared = request.capabilities.get("extensions") if request.capabilities else None
     if not (isinstance(declared, dict) and isinstance(declared.get(TASKS), dict)):
         if tool.task == "required":
             raise MissingClientCapability.extension(
                 TASKS, f"The tool {tool.name!r} runs as a task: declare the extension {TASKS!r}"
             )
+        return None
+    if tool.inline and (tool.never_blocks or server.tool_timeout is None):
+        # A sync tool that never blocks is answered right here with its result, which the
+        # extension lets a server give instead of a task: there is nothing to wait for.
         return None
     registry: TaskRegistry = server.tasks
     if tool.questions_first:
@@ -355,9 +360,7 @@ def start_task(
     context = Context(connection, request)
     context._task = task
     task.run = asyncio.ensure_future(_run(server, tool, task, context, arguments))
-    if registry.store is None:
-        return created
-    return _when_saved(registry, task, created)
+    return _answer(registry, task, created)
 
 
 async def _questions_first(
@@ -419,8 +422,20 @@ def _settle(task: Task, run: asyncio.Future[Any]) -> None:
         task._move("completed")
 
 
-async def _when_saved(registry: TaskRegistry, task: Task, created: JSON) -> JSON:
-    await registry.saved(task)  # a tasks/get on any worker finds it from now on
+async def _answer(registry: TaskRegistry, task: Task, created: JSON) -> JSON:
+    """The answer to the call. The run's asyncio task was made before the one answering, so
+    it has had its first turn by now (unless middleware awaits this within its own task): a
+    tool that ended without waiting is answered with its result or its error, which the
+    extension lets a server give instead of a task. Otherwise the task, once a
+    ``tasks/get`` on any worker finds it."""
+    if task.status in ("completed", "failed"):
+        del registry._tasks[task.id]  # nobody will ask for it: its id was never given
+        if task.error is not None:
+            raise RPCError(task.error["code"], task.error["message"], task.error.get("data"))
+        assert task.result is not None
+        return task.result
+    if registry.store is not None:
+        await registry.saved(task)
     return created
 
 
