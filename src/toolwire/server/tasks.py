@@ -29,7 +29,6 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from .. import jsonrpc
@@ -55,8 +54,20 @@ MAX_TASKS = 10_000  # kept in memory at most; the oldest that ended go first
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
+_second: tuple[int, str] = (0, "")  # the last whole second _now() wrote, and its text
+
+
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The time as ISO 8601 in UTC with milliseconds (``2026-07-28T12:00:00.123Z``); the
+    text of the second is made once per second."""
+    global _second
+    now = time.time()
+    second, text = _second
+    if int(now) != second:
+        second = int(now)
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _second = (second, text)
+    return f"{text}.{int((now - second) * 1000):03d}Z"
 
 
 class Task:
