@@ -440,7 +440,7 @@ async def _answer(registry: TaskRegistry, task: Task, created: JSON) -> JSON:
     extension lets a server give instead of a task. Otherwise the task, once a
     ``tasks/get`` on any worker finds it."""
     if task.status in ("completed", "failed"):
-        del registry._tasks[task.id]  # nobody will ask for it: its id was never given
+        registry._tasks.pop(task.id, None)  # nobody will ask for it: its id was never given
         if task.error is not None:
             raise RPCError(task.error["code"], task.error["message"], task.error.get("data"))
         assert task.result is not None
