@@ -162,6 +162,9 @@ class Telemetry:
         if isinstance(outcome, dict):
             self._ended(span, measured, started, method, outcome, None)
             return outcome
+        # Counted again once awaited: a request cancelled before its task ever ran leaves
+        # no count behind (its span is dropped unended).
+        self.active[method] -= 1
         return self._awaited(span, measured, started, method, outcome, traced)
 
     async def _awaited(
@@ -173,6 +176,7 @@ class Telemetry:
         outcome: Awaitable[JSON],
         traced: Any,
     ) -> JSON:
+        self.active[method] = self.active.get(method, 0) + 1
         token = otel_context.attach(traced)  # the span stays current while it is awaited
         try:
             result = await outcome
