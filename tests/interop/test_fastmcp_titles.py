@@ -10,8 +10,6 @@ against the schema of the negotiated revision.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -23,6 +21,7 @@ from mcp import Client
 from interop import peers
 from interop.test_lowlevel_sdk_styles import stderr as stderr  # the fixture
 from interop.test_lowlevel_sdk_styles import stdio
+from migrated import migrated
 
 from mcp_spec import WireChecker
 
@@ -50,15 +49,7 @@ async def test_fastmcp_lists_the_titles_fastmcp_4_gives(tmp_path: Path, stderr: 
         ("news_top_headlines", "News Top Headlines", None),
         ("shout-text", "Shout Text", None),
     ]
-    copy = tmp_path / SCRIPT.name
-    shutil.copy(SCRIPT, copy)
-    done = subprocess.run(
-        [sys.executable, "-m", "toolwire", "migrate", str(copy)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+    copy = migrated(SCRIPT, tmp_path)
     assert "from toolwire import FastMCP\n" in copy.read_text(encoding="utf-8")
     checker = WireChecker()
     assert await titles([sys.executable, str(copy)], stderr, checker) == expected
