@@ -6,8 +6,9 @@ Environment: as bench_server.py (BENCH_TOOLS, BENCH_ASYNC_ADD, BENCH_DIR), passe
 upstream process; BENCH_UPSTREAM names the upstream (``toolwire``, bench_server.py, by
 default; or a harness peer: ``mcp``, ``fastmcp``, ``limit``; or ``in-process``:
 bench_server.py's server loaded into this process and spoken to in memory, as
-``toolwire proxy server.py`` does). Over HTTP every session shares one upstream connection
-(``shared=True``), so the figures are the proxy's, not a subprocess start per session.
+``toolwire proxy server.py`` does); BENCH_PROXY_SHARING=per-session gives each HTTP session
+an upstream connection of its own (``shared=False``) instead of the default, where the
+harness's sessions, which declare no capability the upstream could use, share one.
 """
 
 import os
@@ -23,7 +24,11 @@ if __name__ == "__main__":
         from bench_server import server as upstream
     else:
         upstream = upstream_command(sys.executable)
-    proxy = Server.proxy(upstream, name="bench-toolwire-proxy", shared=mode == "http")
+    sharing = os.environ.get("BENCH_PROXY_SHARING", "default")
+    if sharing not in ("default", "per-session"):
+        raise SystemExit(f"BENCH_PROXY_SHARING={sharing!r}: default or per-session")
+    shared = False if sharing == "per-session" else None
+    proxy = Server.proxy(upstream, name="bench-toolwire-proxy", shared=shared)
     if mode == "stdio":
         proxy.run()
     elif mode == "http":

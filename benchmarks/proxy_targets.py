@@ -5,9 +5,11 @@ and each proxy in front of two upstreams over stdio, toolwire's server and the o
     python benchmarks/proxy_targets.py > proxy.json
     $H bench_mcp.py suite --config proxy.json --skip cold,many --compare mcp,toolwire-proxy-mcp ...
 
-Targets: ``toolwire-proxy``, ``fastmcp-proxy`` and ``relay`` (of toolwire's server, over
-stdio), ``toolwire-proxy-in-process`` (of toolwire's server in the proxy's own process),
-``toolwire-proxy-mcp``, ``fastmcp-proxy-mcp`` and ``relay-mcp`` (of the ``mcp`` server); the
+Targets: ``toolwire-proxy``, ``toolwire-proxy-per-session`` (HTTP only: each session its own
+upstream), ``fastmcp-proxy`` and ``relay`` (of toolwire's server, over stdio),
+``toolwire-proxy-in-process`` (of toolwire's server in the proxy's own process),
+``toolwire-proxy-mcp``, ``toolwire-proxy-mcp-per-session``, ``fastmcp-proxy-mcp`` and
+``relay-mcp`` (of the ``mcp`` server); the
 relay, stdio only, is the process hop alone (relay_server.py). toolwire runs with this
 repository's ``.venv``; FastMCP with the harness's venv (BENCH_VENVS, default
 ~/.cache/mcp-bench). The harness module is found through BENCH_DIR's parent, as the servers
@@ -26,8 +28,8 @@ sys.path.insert(0, str(SERVERS.parent))
 import bench_mcp  # noqa: E402
 
 
-def target(name: str, python: str, script: Path, upstream: str | None = None) -> dict:
-    entry = {
+def target(name: str, python: str, script: Path, upstream: str | None = None, **env: str) -> dict:
+    entry: dict = {
         "name": name,
         "label": f"{name} ({script.name}{f', upstream {upstream}' if upstream else ''})",
         "stdio": [python, str(script), "stdio"],
@@ -35,7 +37,7 @@ def target(name: str, python: str, script: Path, upstream: str | None = None) ->
         "probe": [python, "-c", bench_mcp._PROBE, *bench_mcp._PKGS],
     }
     if upstream is not None:
-        entry["env"] = {"BENCH_UPSTREAM": upstream}
+        entry["env"] = {"BENCH_UPSTREAM": upstream, **env}
     return entry
 
 
@@ -44,9 +46,17 @@ def main() -> None:
     fastmcp = "{venvs}/venv-fastmcp/bin/python"
     targets = [*bench_mcp.DEFAULT_TARGETS, target("toolwire", toolwire, HERE / "bench_server.py")]
     for upstream, suffix in (("toolwire", ""), ("mcp", "-mcp")):
-        targets.append(
-            target(f"toolwire-proxy{suffix}", toolwire, HERE / "proxy_server.py", upstream)
+        script = HERE / "proxy_server.py"
+        targets.append(target(f"toolwire-proxy{suffix}", toolwire, script, upstream))
+        per_session = target(
+            f"toolwire-proxy{suffix}-per-session",
+            toolwire,
+            script,
+            upstream,
+            BENCH_PROXY_SHARING="per-session",
         )
+        del per_session["stdio"]  # one session over stdio: the same as the default
+        targets.append(per_session)
         script = HERE / "fastmcp_proxy_server.py"
         targets.append(target(f"fastmcp-proxy{suffix}", fastmcp, script, upstream))
         relay = target(f"relay{suffix}", toolwire, HERE / "relay_server.py", upstream)

@@ -157,8 +157,8 @@ async def test_modern_list_changes_reach_listen_streams() -> None:
             assert "grown" in [tool["name"] for tool in await client.list_tools()]
 
 
-async def test_one_upstream_connection_per_session_or_shared() -> None:
-    proxy = Server.proxy(UPSTREAM)
+async def test_one_upstream_connection_per_session_or_for_all() -> None:
+    proxy = Server.proxy(UPSTREAM, shared=False)
     with serve_http(proxy) as url:
         for _ in range(2):
             async with checked_client(url, "2025-06-18") as client:

@@ -204,13 +204,14 @@ async def test_the_client_hears_an_http_servers_let_go(held_upstream: tuple[str,
 # ---------------------------------------------------------------------------- where it cannot
 
 
+@pytest.mark.parametrize("shared", [None, False])
 @pytest.mark.parametrize(("revision", "accept"), [("2025-06-18", None), (RESUMABLE, "json")])
 async def test_a_downstream_that_cannot_resume_keeps_its_stream(
-    revision: str, accept: str | None
+    revision: str, accept: str | None, shared: bool | None
 ) -> None:
     """No resumable stream downstream (before 2025-11-25, or a JSON answer): the proxy
     lets nothing go, and the answer comes on the request's own response."""
-    proxy = Server.proxy(UPSTREAM)
+    proxy = Server.proxy(UPSTREAM, shared=shared)
     with serve_http(proxy, retry_ms=RETRY_MS) as url:
         async with downstream(url, revision) as peer:
             accepting = "application/json" if accept else BOTH
@@ -219,9 +220,10 @@ async def test_a_downstream_that_cannot_resume_keeps_its_stream(
             assert text_of(released.json()) == "released"
             response = await asyncio.wait_for(held, TIMEOUT)
             assert response.headers["content-type"].startswith("application/json")
-            # 2025-11-25: the upstream's tool passed its let-go on, and the proxy found no
-            # stream to let go; before it, the proxy's upstream does not even relay it.
-            relayed = revision == RESUMABLE
+            # The upstream's tool passed its let-go on, and the proxy found no stream to let
+            # go; a session's own upstream does not even relay it before 2025-11-25 (the
+            # shared one relays for every session).
+            relayed = revision == RESUMABLE or shared is None
             assert text_of(response.json()) == f"answered after the let-go (let go: {relayed})"
 
 

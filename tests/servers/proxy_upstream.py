@@ -1,4 +1,4 @@
-"""The upstream server of tests/test_proxy.py: progress, logs, questions, a call that
+"""The upstream server of tests/test_proxy.py: progress, logs, questions, roots, a call that
 waits to be cancelled, a tool that adds a tool (list_changed) and one that crashes."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from toolwire import Context, Server, ToolError
 
 mcp = Server("proxied")
 cancelled = asyncio.Event()
+released = asyncio.Event()
+roots_changes: asyncio.Queue[list[str]] = asyncio.Queue()
 
 
 class Name(BaseModel):
@@ -38,6 +40,41 @@ async def greet(ctx: Context) -> str:
     """Ask the user's name."""
     answer = await ctx.elicit("Your name?", Name)
     return f"Hello {answer.data.name}" if answer.action == "accept" else answer.action
+
+
+@mcp.tool()
+async def greet_when_released(ctx: Context) -> str:
+    """Ask the user's name once ``release`` is called (it says it is waiting with a
+    progress notification)."""
+    await ctx.report_progress(0, None, "waiting")
+    await released.wait()
+    released.clear()
+    answer = await ctx.elicit("Your name?", Name)
+    return f"Hello {answer.data.name}" if answer.action == "accept" else answer.action
+
+
+@mcp.tool()
+def release() -> str:
+    """Let greet_when_released ask."""
+    released.set()
+    return "released"
+
+
+@mcp.tool()
+async def roots(ctx: Context) -> list[str]:
+    """The client's roots."""
+    return [root.uri for root in await ctx.list_roots()]
+
+
+@mcp.on_roots_changed
+def heard_roots(roots: list) -> None:
+    roots_changes.put_nowait([root.uri for root in roots])
+
+
+@mcp.tool()
+async def changed_roots() -> list[str]:
+    """The client's roots as they were when it last said they changed (waits up to 10 s)."""
+    return await asyncio.wait_for(roots_changes.get(), 10)
 
 
 @mcp.tool()

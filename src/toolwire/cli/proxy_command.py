@@ -20,17 +20,30 @@ def add_parser(commands: Any) -> None:
         help="serve a URL or --command through toolwire (stdio <-> HTTP bridge)",
         description="Serve the tools, resources and prompts of another MCP server: a "
         "stdio server (--command) over Streamable HTTP, or an HTTP server (URL) over "
-        "stdio. Each client session gets its own upstream connection (--shared: one for "
-        "all); progress, log messages, elicitation, sampling, cancellation and list "
-        "changes cross it.",
+        "stdio. Client sessions share one upstream connection, except a session the upstream "
+        "may ask something (its client declared sampling, elicitation or roots), which gets "
+        "its own; progress, log messages, elicitation, sampling, roots, cancellation and "
+        "list changes cross it.",
         formatter_class=HELP,
     )
     _server_arguments(proxy)
     http_arguments(
         proxy, "how the proxy is served: stdio as MCP hosts start servers, or Streamable HTTP"
     )
-    proxy.add_argument(
-        "--shared", action="store_true", help="one upstream connection for every client session"
+    sharing = proxy.add_mutually_exclusive_group()
+    sharing.add_argument(
+        "--shared",
+        action="store_const",
+        const=True,
+        dest="shared",
+        help="one upstream connection for every client session",
+    )
+    sharing.add_argument(
+        "--per-session",
+        action="store_const",
+        const=False,
+        dest="shared",
+        help="an upstream connection for each client session",
     )
     proxy.add_argument("--name", help="the proxy's server name (default: from the target)")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .server import ProxyServer
+from .server import MAX_UPSTREAMS, ProxyServer
 from .upstream import UpstreamClient
 
 __all__ = ["ProxyServer", "proxy"]
@@ -24,15 +24,23 @@ CONNECT_TIMEOUT = 60.0  # the least an upstream gets to start and answer the han
 
 
 def proxy(
-    target: Any, *, name: str | None = None, shared: bool = False, **client_options: Any
+    target: Any,
+    *,
+    name: str | None = None,
+    shared: bool | None = None,
+    max_upstreams: int = MAX_UPSTREAMS,
+    **client_options: Any,
 ) -> ProxyServer:
     """A server that serves what ``target`` offers: a command (list or string, run as a
     stdio subprocess), an ``http(s)://`` URL (Streamable HTTP) or a
     :class:`~toolwire.Client` (whose target and options are reused).
 
-    ``shared=True`` puts every downstream session on one upstream connection; by default
-    each legacy session gets its own (2026-07-28 requests, which belong to no session,
-    share one). ``client_options`` go to each upstream :class:`~toolwire.Client`
+    By default downstream sessions share one upstream connection, and a legacy session
+    whose client the upstream may ask something (it declared sampling, elicitation or
+    roots) gets its own, opened at its first request that can lead to a question, up to
+    ``max_upstreams`` at once (beyond that it shares). ``shared=True`` puts every session on
+    the shared connection, ``shared=False`` gives every legacy session its own (as many as
+    ``max_upstreams``). ``client_options`` go to each upstream :class:`~toolwire.Client`
     (``headers``, ``auth``, ``env``, ``timeout`` ...); connecting to the upstream waits at
     least ``CONNECT_TIMEOUT`` seconds unless ``connect_timeout`` says otherwise."""
     from ..client import Client
@@ -56,7 +64,7 @@ def proxy(
         else:
             shown = target if isinstance(target, str) else getattr(target, "name", "upstream")
         name = f"proxy of {shown}"[:100]
-    return ProxyServer(make_client, name, shared=shared)
+    return ProxyServer(make_client, name, shared=shared, max_upstreams=max_upstreams)
 
 
 def _options_of(client: Any) -> dict[str, Any]:

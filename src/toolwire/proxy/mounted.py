@@ -42,7 +42,7 @@ LISTS = {  # kind: (upstream method, result key, id key, capability)
 
 
 def _upstream(proxy: ProxyServer) -> Any:
-    return proxy.upstream_for(None)  # type: ignore[arg-type]  # shared: no connection needed
+    return proxy.shared_upstream()
 
 
 async def definitions(proxy: ProxyServer, kind: str) -> dict[str, JSON]:

@@ -1,9 +1,11 @@
 """The proxy server: a toolwire server whose tools, resources, resource templates, prompts
 and completions are another MCP server's (see :func:`toolwire.proxy.proxy`).
 
-Each downstream legacy session gets its own upstream connection, opened at its first
-request and closed with it; 2026-07-28 requests, which belong to no session, share one
-(as does everything with ``shared=True``). Listings come from the upstream, all its pages,
+Downstream sessions share one upstream connection, except a legacy session the upstream
+may ask something (its client declared sampling, elicitation or roots): that one gets its
+own, opened at its first request that can lead to a question and closed with it, up to
+``max_upstreams`` at once. ``shared=True`` shares one for everything, ``shared=False`` gives
+every legacy session its own. Listings come from the upstream, all its pages,
 cached per upstream connection until it announces a change, which is passed on downstream.
 Results are the upstream's, shaped for the downstream's revision; upstream JSON-RPC errors
 keep their code and message.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +30,8 @@ from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapabilit
 from ..server.session import Reply, Request, ServerConnection
 from . import fast
 from .upstream import JSON, Call, Upstream, current_call, upstream_error
+
+logger = logging.getLogger("toolwire.proxy")
 
 _tokens = itertools.count(1)
 
@@ -44,6 +49,10 @@ LISTS = {  # downstream method: (cache key, upstream method, result key, name ke
     ),
     "prompts/list": ("prompts", "prompts/list", "prompts", "name", shaping.prompt),
 }
+# What a downstream client declares when the upstream may ask it something of its own.
+ASKABLE = ("sampling", "elicitation", "roots")
+MAX_UPSTREAMS = 32  # sessions with an upstream connection of their own, at once
+
 # The upstream capability each cached list needs (a list it does not offer is empty here).
 CAPABILITY = {
     "tools": "tools",
@@ -80,6 +89,12 @@ def _plain(result: JSON, keep_type: bool = False) -> JSON:
         if meta:
             plain["_meta"] = meta
     return plain
+
+
+async def _quietly(step: Any) -> None:
+    """``step``, whose failure (an upstream gone, say) nobody is waiting to hear of."""
+    with contextlib.suppress(RPCError):
+        await step
 
 
 class Methods(dict[str, Any]):
@@ -121,28 +136,40 @@ class ProxyConnection(ServerConnection):
 
     def close(self) -> None:
         upstream = getattr(self, "upstream", None)
+        subscriptions = set(self.subscriptions) if self.features is not None else set()
         super().close()
-        if upstream is not None:
-            self.upstream = None
-            with contextlib.suppress(RuntimeError):  # no loop: nothing left to close
-                closing = asyncio.get_running_loop().create_task(upstream.close())
-                server: Any = self.server
+        server: Any = self.server
+        with contextlib.suppress(RuntimeError):  # no loop: nothing left to close
+            loop = asyncio.get_running_loop()
+            if upstream is not None:
+                self.upstream = None
                 server.forget(upstream)
-                server.closing.add(closing)
-                closing.add_done_callback(server.closing.discard)
+                server.later(loop, upstream.close())
+            if subscriptions and server._shared is not None:
+                for uri in subscriptions:  # the shared upstream's, now one holder fewer
+                    server.later(loop, _quietly(server._shared.unsubscribe(uri, self)))
 
 
 class ProxyServer(ServerCore):
     """A server serving what an upstream MCP server offers."""
 
     def __init__(
-        self, make_client: Callable[..., Any], name: str, *, shared: bool = False, **options: Any
+        self,
+        make_client: Callable[..., Any],
+        name: str,
+        *,
+        shared: bool | None = None,
+        max_upstreams: int = MAX_UPSTREAMS,
+        **options: Any,
     ) -> None:
         super().__init__(name, **options)
+        #: None: sessions share one upstream connection unless the upstream may ask them
+        #: something; True: all share it; False: every legacy session has its own.
         self.shared = shared
+        self.max_upstreams = max_upstreams
         self._make_client = make_client
         self._shared: Upstream | None = None
-        self._upstreams: set[Upstream] = set()  # every one open, closed when serving ends
+        self._upstreams: set[Upstream] = set()  # sessions' own, closed when serving ends
         self.closing: set[asyncio.Task[None]] = set()  # sessions' upstreams being closed
         #: Upstream connections opened (each one handshake), for tests and monitoring.
         self.upstream_handshakes = 0
@@ -212,18 +239,56 @@ class ProxyServer(ServerCore):
     def connect(self, send: Callable[[bytes], None]) -> ServerConnection:
         return ProxyConnection(self, send)
 
-    def upstream_for(self, connection: ServerConnection) -> Upstream:
-        """The upstream connection serving ``connection``: its own for a legacy session,
+    def upstream_for(self, connection: ServerConnection, asking: bool = True) -> Upstream:
+        """The upstream connection serving ``connection``: its own if it has one, or gets
+        one now (``asking``: the request may lead the upstream to ask the client something),
         else the shared one."""
-        if self.shared or connection.features is None:
-            if self._shared is None or self._shared.closed:
-                self._shared = self._new_upstream(None)
-            return self._shared
         upstream: Upstream | None = getattr(connection, "upstream", None)
-        if upstream is None:
+        if upstream is not None:
+            return upstream
+        if connection.features is not None and self._needs_own(connection, asking):
             upstream = self._new_upstream(connection)
+            self._upstreams.add(upstream)
             connection.upstream = upstream  # type: ignore[attr-defined]
-        return upstream
+            return upstream
+        return self.shared_upstream()
+
+    def shared_upstream(self) -> Upstream:
+        """The upstream connection sessions share (opened at its first request)."""
+        if self._shared is None or self._shared.closed:
+            self._shared = self._new_upstream(None)
+        return self._shared
+
+    def _needs_own(self, connection: ServerConnection, asking: bool) -> bool:
+        """Whether a legacy session gets an upstream connection of its own now."""
+        if self.shared is not None:
+            wanted = not self.shared
+        else:  # only questions need one (the upstream's are routed by connection), or a
+            # listing that would otherwise open the shared one (a stdio proxy's one session)
+            capabilities = connection.client_capabilities or {}
+            wanted = (asking or self._shared is None) and any(
+                capabilities.get(name) is not None for name in ASKABLE
+            )
+        if wanted and len(self._upstreams) >= self.max_upstreams:
+            logger.warning(
+                "%d upstream connections are open (max_upstreams): a session shares one",
+                len(self._upstreams),
+            )
+            return False
+        return wanted
+
+    def later(self, loop: asyncio.AbstractEventLoop, closing: Any) -> None:
+        """Run ``closing`` (an upstream's close or unsubscribe) without waiting for it; a
+        stop waits for it."""
+        task = loop.create_task(closing)
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
+
+    def roots_changed(self, connection: ServerConnection) -> None:
+        super().roots_changed(connection)
+        upstream: Upstream | None = getattr(connection, "upstream", None)
+        if upstream is not None:  # (only a session's own upstream asks for its roots)
+            self.later(asyncio.get_running_loop(), upstream.roots_changed())
 
     def _new_upstream(self, connection: ServerConnection | None) -> Upstream:
         def changed(kind: str) -> None:
@@ -245,19 +310,25 @@ class ProxyServer(ServerCore):
         def connected() -> None:
             self.upstream_handshakes += 1
 
+        roots = None
+        if connection is not None and (connection.client_capabilities or {}).get("roots"):
+
+            async def roots(params: JSON) -> Any:
+                return await connection.request("roots/list", params)
+
         # The upstream relays its calls' let-go where a downstream stream may be let go: a
-        # 2025-11-25 HTTP session's, or that of a client which relays it in turn.
-        relay = self.shared or (
-            connection is not None
-            and connection.features is not None
+        # 2025-11-25 HTTP session's, or that of a client which relays it in turn (the
+        # shared one always: each call's downstream decides whether it lets go).
+        relay = connection is None or (
+            connection.features is not None
             and (
                 (connection.close_sse is not None and connection.features.revision >= RESUMABLE)
                 or declared(connection.client_capabilities)
             )
         )
-        upstream = Upstream(self._make_client, changed, updated, connected, relay_let_go=relay)
-        self._upstreams.add(upstream)
-        return upstream
+        return Upstream(
+            self._make_client, changed, updated, connected, relay_let_go=relay, roots=roots
+        )
 
     def forget(self, upstream: Upstream) -> None:
         self._upstreams.discard(upstream)
@@ -265,8 +336,10 @@ class ProxyServer(ServerCore):
     async def stop(self) -> None:
         await super().stop()
         if self._users == 0:
-            self._shared = None
             upstreams, self._upstreams = self._upstreams, set()
+            if self._shared is not None:
+                upstreams.add(self._shared)
+                self._shared = None
             await asyncio.gather(*(upstream.close() for upstream in upstreams), *self.closing)
 
     def header_params(self, tool: str) -> dict[str, str]:
@@ -294,7 +367,7 @@ class ProxyServer(ServerCore):
         self, connection: ServerConnection, request: Request, cursor: str | None
     ) -> JSON:
         kind, method, key, name, shape = LISTS[request.method]
-        upstream = self.upstream_for(connection)
+        upstream = self.upstream_for(connection, asking=False)
         await upstream.client()
         items: list[JSON] = []
         if upstream.offers(CAPABILITY[kind]):
@@ -451,16 +524,13 @@ class ProxyServer(ServerCore):
         return self._subscription(connection, request, uri)
 
     async def _subscription(self, connection: ServerConnection, request: Request, uri: str) -> JSON:
-        upstream = self.upstream_for(connection)
-        client = await upstream.client()
         subscribe = request.method == "resources/subscribe"
-        try:
-            if subscribe:
-                await client.subscribe_resource(uri)
-            else:
-                await client.unsubscribe_resource(uri)
-        except (ClientError, RPCError) as exc:
-            raise upstream_error(exc) from None
+        if subscribe:
+            await self.upstream_for(connection, asking=False).subscribe(uri, connection)
+        else:  # wherever it was made (the session may have got its own upstream since)
+            for upstream in (getattr(connection, "upstream", None), self._shared):
+                if upstream is not None:
+                    await upstream.unsubscribe(uri, connection)
         if subscribe:
             connection.subscriptions.add(uri)
         else:

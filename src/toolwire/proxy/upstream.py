@@ -82,8 +82,10 @@ class Upstream:
         connected: Callable[[], None] | None = None,
         *,
         relay_let_go: bool = False,
+        roots: Callable[[JSON], Any] | None = None,
     ) -> None:
         self._make_client = make_client
+        self._roots = roots  # asks the downstream session for its roots
         self._relay_let_go = relay_let_go
         self._changed = changed
         self._updated = updated
@@ -93,6 +95,7 @@ class Upstream:
         self.handshakes = 0
         self.calls: list[Call] = []
         self.listings: dict[str, list[JSON]] = {}
+        self.subscribers: dict[str, set[Any]] = {}  # URI -> the downstream sessions
         self.closed = False
 
     async def client(self) -> Client:
@@ -117,6 +120,9 @@ class Upstream:
             )
             assert isinstance(client, UpstreamClient)
             client.on_notification = self._notified
+            if self._roots is not None:  # the downstream session's roots, asked each time
+                client.capabilities["roots"] = {"listChanged": True}
+                client._answerers["roots/list"] = self._roots
             try:
                 await client.connect()
             except Exception as exc:
@@ -157,6 +163,41 @@ class Upstream:
         self.listings[kind] = items
         return items
 
+    async def subscribe(self, uri: str, session: Any) -> None:
+        """Subscribe ``session`` to ``uri``: upstream for its first subscriber only."""
+        holders = self.subscribers.setdefault(uri, set())
+        first = not holders
+        holders.add(session)
+        if first:
+            try:
+                await (await self.client()).subscribe_resource(uri)
+            except (ClientError, RPCError) as exc:
+                await self.unsubscribe(uri, session, upstream=False)
+                raise upstream_error(exc) from None
+
+    async def unsubscribe(self, uri: str, session: Any, upstream: bool = True) -> None:
+        """``session`` no longer follows ``uri``; nor does the upstream connection once no
+        session does."""
+        holders = self.subscribers.get(uri)
+        if holders is None or session not in holders:
+            return
+        holders.discard(session)
+        if not holders:
+            del self.subscribers[uri]
+            client = self._client
+            if upstream and client is not None and client.ended is None:
+                try:
+                    await client.unsubscribe_resource(uri)
+                except (ClientError, RPCError) as exc:
+                    raise upstream_error(exc) from None
+
+    async def roots_changed(self) -> None:
+        """The downstream session's roots changed: so did this connection's."""
+        client = self._client
+        if client is not None and client.ended is None and not client.modern:
+            with contextlib.suppress(ClientError, RPCError):
+                await client._notify("notifications/roots/list_changed")
+
     def offers(self, capability: str) -> bool:
         client = self._client
         return client is not None and capability in client.server_capabilities
@@ -178,8 +219,22 @@ class Upstream:
 
     def caller(self) -> Call | None:
         """The downstream call an upstream message belongs to: the one whose request is
-        running in this task, else the latest call in flight."""
-        return current_call.get() or (self.calls[-1] if self.calls else None)
+        running in this task, else the latest call in flight, if every call in flight is
+        one session's (otherwise none: a message is never guessed to another client)."""
+        call = current_call.get()
+        if call is not None:
+            return call
+        calls = self.calls
+        if not calls:
+            return None
+        latest = calls[-1]
+        if len(calls) > 1:
+            session = latest.context._connection
+            if session.features is None or any(
+                other.context._connection is not session for other in calls
+            ):
+                return None
+        return latest
 
     def _log(self, params: JSON) -> None:
         call = self.caller()

@@ -182,7 +182,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
 
     @staticmethod
     def proxy(
-        target: Any, *, name: str | None = None, shared: bool = False, **client_options: Any
+        target: Any, *, name: str | None = None, shared: bool | None = None, **client_options: Any
     ) -> Any:
         """A server that serves another MCP server's tools, resources and prompts:
         ``target`` is a command (stdio), an ``http(s)://`` URL or a ``Client``; see
