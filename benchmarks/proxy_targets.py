@@ -2,20 +2,23 @@
 the harness's own servers (``limit``, ``mcp``, ``fastmcp``), toolwire's ``bench_server.py``,
 and each proxy in front of two upstreams over stdio, toolwire's server and the official SDK's::
 
-    python benchmarks/proxy_targets.py > proxy.json
+    python benchmarks/proxy_targets.py [--telemetry] [--old CHECKOUT] > proxy.json
     $H bench_mcp.py suite --config proxy.json --skip cold,many --compare mcp,toolwire-proxy-mcp ...
 
 Targets: ``toolwire-proxy``, ``toolwire-proxy-per-session`` (HTTP only: each session its own
 upstream), ``fastmcp-proxy`` and ``relay`` (of toolwire's server, over stdio),
 ``toolwire-proxy-in-process`` (of toolwire's server in the proxy's own process),
 ``toolwire-proxy-mcp``, ``toolwire-proxy-mcp-per-session``, ``fastmcp-proxy-mcp`` and
-``relay-mcp`` (of the ``mcp`` server); the
-relay, stdio only, is the process hop alone (relay_server.py). toolwire runs with this
+``relay-mcp`` (of the ``mcp`` server); the relay, stdio only, is the process hop alone
+(relay_server.py). toolwire runs with this
 repository's ``.venv``; FastMCP with the harness's venv (BENCH_VENVS, default
-~/.cache/mcp-bench). The harness module is found through BENCH_DIR's parent, as the servers
-find ``_toolgen``.
+~/.cache/mcp-bench). ``--telemetry`` adds ``toolwire-telemetry`` (``BENCH_TELEMETRY=1``) and
+``toolwire-telemetry-1pct`` (1% of traces sampled); ``--old CHECKOUT`` adds ``toolwire-old``,
+another checkout's ``bench_server.py`` run with its own ``.venv``. The harness module is found
+through BENCH_DIR's parent, as the servers find ``_toolgen``.
 """
 
+import argparse
 import json
 import os
 import sys
@@ -42,9 +45,28 @@ def target(name: str, python: str, script: Path, upstream: str | None = None, **
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--telemetry", action="store_true", help="add toolwire with telemetry on, and at 1%%"
+    )
+    parser.add_argument(
+        "--old", type=Path, help="add toolwire-old: bench_server.py of this checkout, its .venv"
+    )
+    options = parser.parse_args()
     toolwire = str(HERE.parent / ".venv" / "bin" / "python")
     fastmcp = "{venvs}/venv-fastmcp/bin/python"
-    targets = [*bench_mcp.DEFAULT_TARGETS, target("toolwire", toolwire, HERE / "bench_server.py")]
+    server = HERE / "bench_server.py"
+    targets = [*bench_mcp.DEFAULT_TARGETS, target("toolwire", toolwire, server)]
+    if options.telemetry:
+        on = target("toolwire-telemetry", toolwire, server)
+        on["env"] = {"BENCH_TELEMETRY": "1"}
+        sampled = target("toolwire-telemetry-1pct", toolwire, server)
+        sampled["env"] = {"BENCH_TELEMETRY": "1", "BENCH_SAMPLING": "0.01"}
+        targets += [on, sampled]
+    if options.old is not None:
+        old = options.old.resolve()
+        python = str(old / ".venv" / "bin" / "python")
+        targets.append(target("toolwire-old", python, old / "benchmarks" / "bench_server.py"))
     for upstream, suffix in (("toolwire", ""), ("mcp", "-mcp")):
         script = HERE / "proxy_server.py"
         targets.append(target(f"toolwire-proxy{suffix}", toolwire, script, upstream))

@@ -3,7 +3,7 @@ a legacy session the upstream may ask something (its client declared sampling, e
 or roots), which gets its own when it first makes a request that can lead to a question, up
 to ``max_upstreams`` at once; ``shared=True`` and ``shared=False`` force one way.
 
-Real processes: the proxy served by uvicorn, a stdio upstream (tests/servers/proxy_upstream.py)
+Real processes: the proxy served by uvicorn (or run by ``toolwire proxy``), a stdio upstream (tests/servers/proxy_upstream.py)
 spoken to in a legacy revision (its questions come on the connection, not inside a request,
 so the connection is what routes them); every message the proxy sends downstream is checked
 against the negotiated revision's JSON Schema.
@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from asyncio.subprocess import DEVNULL, PIPE
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -155,3 +157,31 @@ async def test_a_shared_subscription_lasts_while_a_session_holds_it() -> None:
             await asyncio.wait_for(heard.wait(), 15)
             assert updates == [uri]
     assert proxy.upstream_handshakes == 1
+
+
+@pytest.mark.parametrize(("flag", "processes"), [(None, 2), ("--per-session", 3), ("--shared", 1)])
+async def test_the_cli_shares_as_told(flag: str | None, processes: int) -> None:
+    """``toolwire proxy --transport http``: two sessions that can be asked nothing and one
+    that can, each having called a tool; the upstream processes the proxy started."""
+    command = [sys.executable, "-m", "toolwire", "proxy", "--command", " ".join(UPSTREAM)]
+    command += ["--transport", "http", "--port", "0", "--protocol-version", LEGACY]
+    proxy = await asyncio.create_subprocess_exec(
+        *command, *([flag] if flag else []), stdin=DEVNULL, stderr=PIPE
+    )
+    try:
+        assert proxy.stderr is not None
+        line = await asyncio.wait_for(proxy.stderr.readline(), 30)
+        url = line.decode().split(" at ")[-1].strip()
+        async with (
+            checked_client(url, LEGACY) as first,
+            checked_client(url, LEGACY) as second,
+            checked_client(url, LEGACY, elicitation_handler=named("Ada")) as asked,
+        ):
+            assert (await first.call_tool("add", {"a": 1, "b": 1})).text == "2"
+            assert (await second.call_tool("add", {"a": 1, "b": 2})).text == "3"
+            assert (await asked.call_tool("greet")).text == "Hello Ada"
+            children = Path(f"/proc/{proxy.pid}/task/{proxy.pid}/children").read_text()
+            assert len(children.split()) == processes
+    finally:
+        proxy.terminate()
+        await asyncio.wait_for(proxy.wait(), 15)

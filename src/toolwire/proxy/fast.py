@@ -116,17 +116,18 @@ class FastCall:
         )
         request.identity = connection.identity
         self.request = request
-        context = connection.context_for(request)
-        self.call = Call(context)  # (no task of its own: see _rounds)
+        # (no task of its own: see _rounds; a context only if the upstream says something)
+        self.call = Call(connection, make_context=lambda: connection.context_for(request))
         upstream.calls.append(self.call)
         client._pending[uid] = self
-        loop = context._loop
+        loop = asyncio.get_running_loop()
         self.marker: asyncio.Future[None] = loop.create_future()
         connection.in_flight[mid] = self.marker
         connection.fast_calls[mid] = self
-        self.deadlines = Deadlines.of(client, loop)
-        if self.deadlines is not None:
-            self.deadlines.add(self)
+        deadlines = client.fast_deadlines or Deadlines.of(client, loop)
+        self.deadlines = deadlines
+        if deadlines is not None:
+            deadlines.add(self)
 
     # ------------------------------------------------------------ as the client's future
 
@@ -217,7 +218,7 @@ class FastCall:
             del connection.fast_calls[mid]
         if task is None:
             self.upstream.calls.remove(self.call)
-            self.call.context._finish()
+            self.call.finish()
         if connection.in_flight.get(mid) is self.marker:
             if task is None:
                 del connection.in_flight[mid]
@@ -251,7 +252,7 @@ class FastCall:
         finally:
             current_call.reset(marker)
             self.upstream.calls.remove(call)
-            call.context._finish()
+            call.finish()
         return self.server.call_result(self.params["name"], result, self.request.features)
 
 

@@ -114,6 +114,9 @@ class ProxyConnection(ServerConnection):
     """A downstream connection that closes its upstream connection when it closes, and
     forwards a plain ``tools/call`` on the fast path (:mod:`toolwire.proxy.fast`)."""
 
+    upstream: Upstream | None = None  # its own, if it has one
+    askable: bool | None = None  # whether the upstream may ask its client (known at first use)
+
     def __init__(self, server: ProxyServer, send: Reply) -> None:
         super().__init__(server, send)
         self.fast_calls: dict[str | int, fast.FastCall] = {}
@@ -135,7 +138,7 @@ class ProxyConnection(ServerConnection):
             call.cancel()
 
     def close(self) -> None:
-        upstream = getattr(self, "upstream", None)
+        upstream = self.upstream
         subscriptions = set(self.subscriptions) if self.features is not None else set()
         super().close()
         server: Any = self.server
@@ -243,7 +246,7 @@ class ProxyServer(ServerCore):
         """The upstream connection serving ``connection``: its own if it has one, or gets
         one now (``asking``: the request may lead the upstream to ask the client something),
         else the shared one."""
-        upstream: Upstream | None = getattr(connection, "upstream", None)
+        upstream: Upstream | None = connection.upstream  # type: ignore[attr-defined]
         if upstream is not None:
             return upstream
         if connection.features is not None and self._needs_own(connection, asking):
@@ -251,7 +254,8 @@ class ProxyServer(ServerCore):
             self._upstreams.add(upstream)
             connection.upstream = upstream  # type: ignore[attr-defined]
             return upstream
-        return self.shared_upstream()
+        shared = self._shared
+        return shared if shared is not None and not shared.closed else self.shared_upstream()
 
     def shared_upstream(self) -> Upstream:
         """The upstream connection sessions share (opened at its first request)."""
@@ -265,10 +269,12 @@ class ProxyServer(ServerCore):
             wanted = not self.shared
         else:  # only questions need one (the upstream's are routed by connection), or a
             # listing that would otherwise open the shared one (a stdio proxy's one session)
-            capabilities = connection.client_capabilities or {}
-            wanted = (asking or self._shared is None) and any(
-                capabilities.get(name) is not None for name in ASKABLE
-            )
+            askable: bool | None = connection.askable  # type: ignore[attr-defined]
+            if askable is None:
+                capabilities = connection.client_capabilities or {}
+                askable = any(capabilities.get(name) is not None for name in ASKABLE)
+                connection.askable = askable  # type: ignore[attr-defined]
+            wanted = askable and (asking or self._shared is None)
         if wanted and len(self._upstreams) >= self.max_upstreams:
             logger.warning(
                 "%d upstream connections are open (max_upstreams): a session shares one",
@@ -286,7 +292,7 @@ class ProxyServer(ServerCore):
 
     def roots_changed(self, connection: ServerConnection) -> None:
         super().roots_changed(connection)
-        upstream: Upstream | None = getattr(connection, "upstream", None)
+        upstream: Upstream | None = connection.upstream  # type: ignore[attr-defined]
         if upstream is not None:  # (only a session's own upstream asks for its roots)
             self.later(asyncio.get_running_loop(), upstream.roots_changed())
 
@@ -420,7 +426,15 @@ class ProxyServer(ServerCore):
         """An upstream's complete ``tools/call`` result, shaped for the downstream revision."""
         if not isinstance(result.get("content"), list):
             raise unknown_tool(name, [])
-        return shaping.call_result(_plain(result) if "_meta" in result else result, features)
+        shaped = shaping.call_result(result, features)  # (which keeps only what it knows)
+        meta = shaped.get("_meta")
+        if isinstance(meta, dict):  # without the upstream's protocol _meta
+            meta = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
+            if meta:
+                shaped["_meta"] = meta
+            else:
+                del shaped["_meta"]
+        return shaped
 
     @staticmethod
     async def _direct(upstream: Upstream, request: Request) -> bool:
@@ -436,7 +450,7 @@ class ProxyServer(ServerCore):
     ) -> JSON:
         client = await upstream.client()
         params = _forwarded(request.params, keep_rounds=direct)
-        call = Call(context, asyncio.current_task())
+        call = Call(context._connection, context, asyncio.current_task())
         token: str | None = None
         if context.progress_token is not None:
             token = f"proxy-{next(_tokens)}"
@@ -528,7 +542,7 @@ class ProxyServer(ServerCore):
         if subscribe:
             await self.upstream_for(connection, asking=False).subscribe(uri, connection)
         else:  # wherever it was made (the session may have got its own upstream since)
-            for upstream in (getattr(connection, "upstream", None), self._shared):
+            for upstream in (connection.upstream, self._shared):  # type: ignore[attr-defined]
                 if upstream is not None:
                     await upstream.unsubscribe(uri, connection)
         if subscribe:

@@ -36,16 +36,37 @@ CHANGES = {
 
 
 class Call:
-    """One downstream request forwarded upstream: its :class:`~toolwire.Context`, the
-    task waiting for the upstream's answer, and the input a 2026-07-28 downstream must
-    give before it can go on."""
+    """One downstream request forwarded upstream: its session, its
+    :class:`~toolwire.Context` (made when first needed, by ``make_context``), the task
+    waiting for the upstream's answer, and the input a 2026-07-28 downstream must give
+    before it can go on."""
 
-    __slots__ = ("context", "needed", "task")
+    __slots__ = ("_context", "_make_context", "needed", "session", "task")
 
-    def __init__(self, context: Any, task: asyncio.Task[Any] | None = None) -> None:
-        self.context = context
+    def __init__(
+        self,
+        session: Any,
+        context: Any = None,
+        task: asyncio.Task[Any] | None = None,
+        make_context: Callable[[], Any] | None = None,
+    ) -> None:
+        self.session = session
+        self._context = context
+        self._make_context = make_context
         self.task = task
         self.needed: BaseException | None = None
+
+    @property
+    def context(self) -> Any:
+        context = self._context
+        if context is None:
+            context = self._context = self._make_context()  # type: ignore[misc]
+        return context
+
+    def finish(self) -> None:
+        """The call ended: so does its context, if it was made."""
+        if self._context is not None:
+            self._context._finish()
 
 
 class UpstreamClient(Client):
@@ -229,10 +250,8 @@ class Upstream:
             return None
         latest = calls[-1]
         if len(calls) > 1:
-            session = latest.context._connection
-            if session.features is None or any(
-                other.context._connection is not session for other in calls
-            ):
+            session = latest.session
+            if session.features is None or any(other.session is not session for other in calls):
                 return None
         return latest
 
