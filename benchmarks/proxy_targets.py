@@ -5,8 +5,8 @@ and each proxy in front of two upstreams over stdio, toolwire's server and the o
     python benchmarks/proxy_targets.py [--telemetry] [--old CHECKOUT] > proxy.json
     $H bench_mcp.py suite --config proxy.json --skip cold,many --compare mcp,toolwire-proxy-mcp ...
 
-Targets: ``toolwire-proxy``, ``toolwire-proxy-per-session`` (HTTP only: each session its own
-upstream), ``fastmcp-proxy`` and ``relay`` (of toolwire's server, over stdio),
+Targets: ``toolwire-proxy``, ``toolwire-proxy-per-session`` (each HTTP session its own
+upstream; over stdio, one session, the same as the default), ``fastmcp-proxy`` and ``relay`` (of toolwire's server, over stdio),
 ``toolwire-proxy-in-process`` (of toolwire's server in the proxy's own process),
 ``toolwire-proxy-mcp``, ``toolwire-proxy-mcp-per-session``, ``fastmcp-proxy-mcp`` and
 ``relay-mcp`` (of the ``mcp`` server); the relay, stdio only, is the process hop alone
@@ -77,7 +77,6 @@ def main() -> None:
             upstream,
             BENCH_PROXY_SHARING="per-session",
         )
-        del per_session["stdio"]  # one session over stdio: the same as the default
         targets.append(per_session)
         script = HERE / "fastmcp_proxy_server.py"
         targets.append(target(f"fastmcp-proxy{suffix}", fastmcp, script, upstream))
