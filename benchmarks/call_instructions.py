@@ -14,7 +14,9 @@ counts sequential calls through the server's HTTP app instead (``json_response``
 sets it), driven in process by ``asgi_calls.py`` as uvicorn drives it but without sockets, so
 the count is the app's own work (past 32 calls made first): a legacy session (2025-06-18), or
 2026-07-28 requests with ``--revision 2026-07-28``. ``--server proxy_server.py`` counts a
-proxy's own work (its upstream runs outside callgrind). Waiting (start-up, the
+proxy's own work (its upstream runs outside callgrind). ``--tasks`` counts each kind of round
+trip of ``task_roundtrip.py`` on ``task_server.py`` (a plain call, the task tools answered
+with their result, a task created then read back with ``tasks/get``). Waiting (start-up, the
 end of input) can add instructions when the machine is busy, never remove them, so each count
 is the smallest of ``--repeat`` runs. Needs ``valgrind``.
 """
@@ -114,6 +116,58 @@ def instructions(src: Path, calls: int, window: int, script: Path) -> int:
         return _summary(out)
 
 
+TASK_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "count", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    },
+}
+TASK_TOOLS = {"plain call": "add", "sync task": "add_task", "async task": "add_async_task"}
+TASK_TOOLS["task"] = "add_later_task"
+
+
+def task_instructions(src: Path, tool: str, count: int) -> int:
+    """Total instructions of ``task_server.py`` answering ``count`` round trips of ``tool``
+    (2026-07-28 requests): the call, then ``tasks/get`` until the task completed, if the call
+    was answered with a task."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env["PYTHONPATH"] = str(src)
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+        server = subprocess.Popen(
+            [*command, sys.executable, str(HERE / "task_server.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        assert server.stdin is not None and server.stdout is not None
+        ids = iter(range(1, 1 << 30))
+
+        def ask(method: str, params: dict[str, object]) -> dict[str, object]:
+            message = {"jsonrpc": "2.0", "id": next(ids), "method": method, "params": params}
+            server.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+            server.stdin.flush()  # type: ignore[union-attr]
+            answer = json.loads(server.stdout.readline())  # type: ignore[union-attr]
+            if "result" not in answer:
+                raise SystemExit(f"{method} failed: {answer}")
+            return answer["result"]  # type: ignore[no-any-return]
+
+        started = {"name": "add", "arguments": {"a": 0, "b": 0}, "_meta": TASK_META}
+        ask("tools/call", started)  # (in the start-up's count too)
+        for _ in range(count):
+            call = {"name": tool, "arguments": {"a": 1, "b": 2}, "_meta": TASK_META}
+            result = ask("tools/call", call)
+            while result.get("resultType") == "task" or result.get("status") == "working":
+                task_id = result["taskId"]
+                result = ask("tasks/get", {"taskId": task_id, "_meta": TASK_META})
+        server.stdin.close()
+        server.wait(timeout=600)
+        return _summary(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--src", type=Path, default=HERE.parent / "src", help="the code to count")
@@ -124,7 +178,20 @@ def main() -> None:
         "--server", type=Path, default=HERE / "bench_server.py", help="over stdio: the server"
     )
     parser.add_argument("--revision", default="2025-06-18", help="with --http (or 2026-07-28)")
+    parser.add_argument(
+        "--tasks", action="store_true", help="task_server.py: each kind of task round trip"
+    )
     args = parser.parse_args()
+
+    if args.tasks:
+        calls = args.calls // 4  # (a task round trip is several requests)
+        for kind, tool in TASK_TOOLS.items():
+            counts = [
+                min(task_instructions(args.src, tool, n) for _ in range(args.repeat))
+                for n in (0, calls)
+            ]
+            print(f"{kind}: {(counts[1] - counts[0]) / calls:,.0f} instructions per round trip")
+        return
 
     if args.http:
 
