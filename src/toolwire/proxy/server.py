@@ -115,7 +115,7 @@ class ProxyConnection(ServerConnection):
     forwards a plain ``tools/call`` on the fast path (:mod:`toolwire.proxy.fast`)."""
 
     upstream: Upstream | None = None  # its own, if it has one
-    askable: bool | None = None  # whether the upstream may ask its client (known at first use)
+    shares = False  # True once it is known never to get one
 
     def __init__(self, server: ProxyServer, send: Reply) -> None:
         super().__init__(server, send)
@@ -249,7 +249,11 @@ class ProxyServer(ServerCore):
         upstream: Upstream | None = connection.upstream  # type: ignore[attr-defined]
         if upstream is not None:
             return upstream
-        if connection.features is not None and self._needs_own(connection, asking):
+        if (
+            connection.features is not None
+            and not connection.shares  # type: ignore[attr-defined]
+            and self._needs_own(connection, asking)
+        ):
             upstream = self._new_upstream(connection)
             self._upstreams.add(upstream)
             connection.upstream = upstream  # type: ignore[attr-defined]
@@ -264,24 +268,26 @@ class ProxyServer(ServerCore):
         return self._shared
 
     def _needs_own(self, connection: ServerConnection, asking: bool) -> bool:
-        """Whether a legacy session gets an upstream connection of its own now."""
-        if self.shared is not None:
-            wanted = not self.shared
-        else:  # only questions need one (the upstream's are routed by connection), or a
-            # listing that would otherwise open the shared one (a stdio proxy's one session)
-            askable: bool | None = connection.askable  # type: ignore[attr-defined]
-            if askable is None:
-                capabilities = connection.client_capabilities or {}
-                askable = any(capabilities.get(name) is not None for name in ASKABLE)
-                connection.askable = askable  # type: ignore[attr-defined]
-            wanted = askable and (asking or self._shared is None)
-        if wanted and len(self._upstreams) >= self.max_upstreams:
+        """Whether a legacy session gets an upstream connection of its own now (a session
+        that never will is marked ``shares``)."""
+        if self.shared is None:  # only questions need one: the upstream's go by connection
+            capabilities = connection.client_capabilities or {}
+            if not any(capabilities.get(name) is not None for name in ASKABLE):
+                connection.shares = True  # type: ignore[attr-defined]
+                return False
+            if not asking and self._shared is not None:
+                return False  # (a listing opens one only in place of the shared one)
+        elif self.shared:
+            connection.shares = True  # type: ignore[attr-defined]
+            return False
+        if len(self._upstreams) >= self.max_upstreams:
             logger.warning(
                 "%d upstream connections are open (max_upstreams): a session shares one",
                 len(self._upstreams),
             )
+            connection.shares = True  # type: ignore[attr-defined]
             return False
-        return wanted
+        return True
 
     def later(self, loop: asyncio.AbstractEventLoop, closing: Any) -> None:
         """Run ``closing`` (an upstream's close or unsubscribe) without waiting for it; a
