@@ -71,21 +71,27 @@ def _summary(out: Path) -> int:
     return int(found.group(1))
 
 
+def under_callgrind(src: Path, out: Path, *args: str) -> subprocess.Popen[bytes]:
+    """A server script started under callgrind with the code in ``src``, spoken to over
+    its stdin and stdout."""
+    # As the shared harness starts servers: without the caller's PYTHON* settings.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env["PYTHONPATH"] = str(src)
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
+    return subprocess.Popen(
+        [*command, sys.executable, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+
+
 def instructions(src: Path, calls: int, window: int, script: Path) -> int:
     """Total instructions of a server that answers ``calls`` calls, ``window`` at a time."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
-        # As the shared harness starts servers: without the caller's PYTHON* settings.
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-        env["PYTHONPATH"] = str(src)
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-        server = subprocess.Popen(
-            [*command, sys.executable, str(script), "stdio"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
+        server = under_callgrind(src, out, str(script), "stdio")
         assert server.stdin is not None and server.stdout is not None
 
         def send(message: dict[str, object]) -> None:
@@ -133,16 +139,7 @@ def task_instructions(src: Path, tool: str, count: int) -> int:
     was answered with a task."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-        env["PYTHONPATH"] = str(src)
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-        server = subprocess.Popen(
-            [*command, sys.executable, str(HERE / "task_server.py")],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
+        server = under_callgrind(src, out, str(HERE / "task_server.py"))
         assert server.stdin is not None and server.stdout is not None
         ids = iter(range(1, 1 << 30))
 
