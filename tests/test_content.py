@@ -217,8 +217,12 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "ratio": {"content": [text("0.5")], "structuredContent": {"result": 0.5}},
     "flag": {"content": [text("false")], "structuredContent": {"result": False}},
     "untyped_count": {"content": [text("3")]},
-    "numbers": {"content": [text("[1,2,3]")], "structuredContent": {"result": [1, 2, 3]}},
-    "untyped_numbers": {"content": [text("[1,2,3]")]},
+    # a list: one block per item, as the official SDK gives it (FastMCP: one JSON text)
+    "numbers": {
+        "content": [text("1"), text("2"), text("3")],
+        "structuredContent": {"result": [1, 2, 3]},
+    },
+    "untyped_numbers": {"content": [text("1"), text("2"), text("3")]},
     "mapping": {"content": [text('{"a":1,"b":2}')], "structuredContent": {"a": 1, "b": 2}},
     "untyped_mapping": {"content": [text('{"a":1,"b":2}')], "structuredContent": {"a": 1, "b": 2}},
     "point": {"content": [text(POINT_JSON)], "structuredContent": POINT_DATA},
@@ -563,20 +567,38 @@ async def test_a_return_value_that_does_not_fit_the_declared_type_is_an_error(
             ), result.text
 
 
-async def test_a_value_that_cannot_be_sent_is_an_error() -> None:
+async def test_a_value_json_has_no_form_for_is_sent_as_its_str() -> None:
+    """As the official SDK and FastMCP send it; a value that cannot be written at all (a
+    cycle) is still an error result."""
     mcp = Server("content", version="0.1.0")
 
     class Opaque:
-        pass
+        def __str__(self) -> str:
+            return "an opaque thing"
 
     @mcp.tool()
     def weird():  # type: ignore[no-untyped-def]
         return Opaque()
 
+    @mcp.tool()
+    def inside() -> dict[str, Any]:
+        return {"thing": Opaque(), "n": 1}
+
+    @mcp.tool()
+    def cycle():  # type: ignore[no-untyped-def]
+        loop: list[Any] = []
+        loop.append(loop)
+        return loop
+
     async with checked_client(mcp, LEGACY) as client:
-        result = await client.call_tool("weird")
-    assert result.is_error
-    assert result.text.startswith("Tool 'weird' returned a value that cannot be sent")
+        weird_result = await client.call_tool("weird")
+        inside_result = await client.call_tool("inside")
+        cycle_result = await client.call_tool("cycle")
+    assert not weird_result.is_error
+    assert weird_result.raw["content"] == [{"type": "text", "text": '"an opaque thing"'}]
+    assert inside_result.structured == {"thing": "an opaque thing", "n": 1}
+    assert cycle_result.is_error
+    assert cycle_result.text.startswith("Tool 'cycle' returned a value that cannot be sent")
 
 
 async def test_content_block_annotations_publish_no_output_schema() -> None:
@@ -665,3 +687,61 @@ def test_from_toolwire_import_types_in_a_fresh_interpreter() -> None:
     )
     assert done.returncode == 0, done.stderr[-500:]
     assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("revision", BOTH)
+async def test_a_list_is_one_block_per_item_on_server_and_one_json_text_on_fastmcp(
+    revision: str,
+) -> None:
+    """The official SDK's way and FastMCP's, each on the class ``toolwire migrate`` writes
+    for it; ``structuredContent`` is the same either way."""
+    from toolwire import FastMCP
+
+    def define(mcp: Server) -> None:
+        @mcp.tool()
+        def cities() -> list[str]:
+            return ["London", "Paris"]
+
+        @mcp.tool()
+        def rows() -> list[dict[str, int]]:
+            return [{"a": 1}, {"b": 2}]
+
+        @mcp.tool()
+        def none() -> list[str]:
+            return []
+
+        @mcp.tool()
+        def mixed():  # type: ignore[no-untyped-def]
+            return [["a", "b"], None, 3]
+
+        @mcp.tool(split_lists=False)
+        def whole() -> list[str]:
+            return ["x", "y"]
+
+    sdk_style, fastmcp_style = Server("sdk"), FastMCP("fastmcp")
+    define(sdk_style)
+    define(fastmcp_style)
+    seen: dict[str, dict[str, Any]] = {}
+    for label, mcp in (("sdk", sdk_style), ("fastmcp", fastmcp_style)):
+        async with checked_client(mcp, revision) as client:
+            for name in ("cities", "rows", "none", "mixed", "whole"):
+                result = await client.call_tool(name)
+                assert not result.is_error, (label, name)
+                seen[f"{label} {name}"] = {
+                    "texts": [block["text"] for block in result.raw["content"]],
+                    "structured": result.structured,
+                }
+    assert seen["sdk cities"] == {
+        "texts": ["London", "Paris"],
+        "structured": {"result": ["London", "Paris"]},
+    }
+    assert seen["fastmcp cities"] == {
+        "texts": ['["London","Paris"]'],
+        "structured": {"result": ["London", "Paris"]},
+    }
+    assert seen["sdk rows"]["texts"] == ['{"a":1}', '{"b":2}']
+    assert seen["fastmcp rows"]["texts"] == ['[{"a":1},{"b":2}]']
+    assert seen["sdk none"] == seen["fastmcp none"] == {"texts": [], "structured": {"result": []}}
+    assert seen["sdk mixed"] == {"texts": ["a", "b", "3"], "structured": None}
+    assert seen["fastmcp mixed"] == {"texts": ['[["a","b"],null,3]'], "structured": None}
+    assert seen["sdk whole"]["texts"] == seen["fastmcp whole"]["texts"] == ['["x","y"]']

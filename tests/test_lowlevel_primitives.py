@@ -243,7 +243,8 @@ async def test_subscriptions_on_legacy_revisions() -> None:
         error = await failure(client.request("resources/subscribe", {"uri": "notes://x"}))
         assert error.code == -32601
         assert (await client.read_resource("any://thing")).text == "text"
-        assert await client.list_resources() == []
+        unlisted = await failure(client.request("resources/list", {}))
+        assert unlisted.code == -32601
 
 
 @pytest.mark.parametrize("revision", [LEGACY, MODERN])
@@ -351,8 +352,11 @@ async def test_bad_handler_results_and_requests_are_clear_errors() -> None:
         )
         assert bad_ref.code == -32602
         assert (await client.complete(argument="a", prompt="p")).values == []
+        # A list with no handler is not found, as on the official SDK's low-level server.
+        missing = await failure(client.request("resources/templates/list", {}))
+        assert (missing.code, missing.message) == (-32601, "Method not found: resources/templates/list")
         # The server lives on.
-        assert await client.list_resource_templates() == []
+        assert (await client.complete(argument="a", prompt="p")).values == []
 
 
 def _official_parameters() -> Any:

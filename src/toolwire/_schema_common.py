@@ -160,14 +160,16 @@ def wrap_result(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def generic_dumper() -> Dumper:
-    """A dumper for undeclared return types: scalars as they are, anything else via pydantic-core."""
+    """A dumper for undeclared return types: scalars as they are, anything else via
+    pydantic-core, and a value JSON has no form for as its ``str()`` (as the official SDK
+    and FastMCP send it)."""
 
     def dump(value: Any) -> Any:
         if type(value) in _JSON_SCALARS:
             return value
         from pydantic_core import to_jsonable_python
 
-        return to_jsonable_python(value, by_alias=True)
+        return to_jsonable_python(value, by_alias=True, fallback=str)
 
     return dump
 

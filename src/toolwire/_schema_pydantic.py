@@ -294,8 +294,8 @@ def _adapter_dumper(adapter: Any) -> Dumper:
             raise OutputMismatch(str(exc)[:MAX_MESSAGE]) from None
         try:
             return dump_python(value, mode="json", by_alias=True, warnings=False)
-        except PydanticSerializationError:
-            return to_jsonable_python(value, by_alias=True)
+        except PydanticSerializationError:  # a value JSON has no form for: its str()
+            return to_jsonable_python(value, by_alias=True, fallback=str)
 
     return dump
 

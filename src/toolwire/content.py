@@ -12,7 +12,10 @@ a content block (``types.*Content``,   that block; a list mixing them with strin
 ``ToolResult(content=...,              FastMCP's: the content (converted as above), the
 structured_content=..., meta=...)``    ``structuredContent`` and ``_meta`` as given
 anything else (numbers, lists, dicts,  the JSON as text, plus ``structuredContent`` when
-models, dataclasses, TypedDicts)       the tool has an output schema or the value is an object
+models, dataclasses, TypedDicts)       the tool has an output schema or the value is an object;
+                                       a list or tuple on :class:`toolwire.Server`: one block
+                                       per item, as the official SDK gives it (its text, or
+                                       its JSON), with ``structuredContent`` as above
 =====================================  =================================================
 
 A tool declared with ``structured_output=False`` never gets ``structuredContent``.
@@ -301,13 +304,17 @@ def to_result(
     *,
     structured: bool = True,
     clean: Callable[[Any], Any] | None = None,
+    split_lists: bool = False,
 ) -> JSON:
     """The internal (newest-revision) ``CallToolResult`` for a tool's return value.
 
     ``structured=False`` (a tool declared with ``structured_output=False``) never adds
     ``structuredContent``. ``clean`` rewrites JSON data (e.g. strips control sequences from
     every string); a value's data is cleaned before it is rendered as text, so the text
-    block and ``structuredContent`` agree.
+    block and ``structuredContent`` agree. ``split_lists=True`` gives a list or tuple one
+    block per item (nested lists flattened, ``None`` items left out), as the official SDK
+    does; otherwise it is one JSON text, as FastMCP does. An empty list gives no block
+    either way, as both give it.
     """
     if isinstance(value, str) and (schema is None or schema.output_schema is None):
         return {"content": [{"type": "text", "text": value if clean is None else clean(value)}]}
@@ -338,6 +345,8 @@ def to_result(
             else:
                 text = to_json_text(data)
                 _check_finite(data, text)
+            if isinstance(data, list) and (split_lists or not data):
+                return {"content": _item_blocks(data), "structuredContent": payload}
             return {"content": [{"type": "text", "text": text}], "structuredContent": payload}
     else:
         text = to_json_text(value)
@@ -347,10 +356,25 @@ def to_result(
             data = clean(data)
     text = to_json_text(data)
     _check_finite(data, text)
+    if isinstance(data, list) and (split_lists or not data):
+        return {"content": _item_blocks(data)}
     result: JSON = {"content": [{"type": "text", "text": text}]}
     if structured and isinstance(data, dict):
         result["structuredContent"] = data
     return result
+
+
+def _item_blocks(items: list[Any]) -> list[JSON]:
+    """One block per item of JSON data: a string as its text, anything else as its JSON."""
+    blocks: list[JSON] = []
+    for item in items:
+        if isinstance(item, list):
+            blocks += _item_blocks(item)
+        elif isinstance(item, str):
+            blocks.append({"type": "text", "text": item})
+        elif item is not None:
+            blocks.append({"type": "text", "text": to_json_text(item)})
+    return blocks
 
 
 def _mixed_block(item: Any) -> JSON:

@@ -117,6 +117,7 @@ class Tool(Component):
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
         unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
+        split_lists: bool = False,
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
         **metadata: Unpack[Metadata],
@@ -182,6 +183,7 @@ class Tool(Component):
         self._limited = max_argument_depth is not None or max_string_length is not None
         # Results and error texts lose terminal control sequences (toolwire.safety.text).
         self.strip_control_sequences = strip_control_sequences
+        self.split_lists = split_lists  # a list result: one content block per item
         # Run as a task (2026-07-28, toolwire.server.tasks): when the client declares the
         # Tasks extension ("optional"), or only then ("required": others are refused).
         if task not in (None, "optional", "required"):
@@ -305,7 +307,13 @@ class Tool(Component):
     def _result(self, value: Any) -> JSON:
         try:
             clean = strip_control_json if self.strip_control_sequences else None
-            return to_result(value, self.schema, structured=self.structured, clean=clean)
+            return to_result(
+                value,
+                self.schema,
+                structured=self.structured,
+                clean=clean,
+                split_lists=self.split_lists,
+            )
         except Exception as exc:  # the return value does not fit the declared output
             reference = os.urandom(4).hex()
             if self.schema.output_schema is not None:

@@ -2,12 +2,9 @@
 ``simple-resource`` example): on the SDK and, with only its imports changed by ``toolwire
 migrate``, on toolwire, each a subprocess over stdio driven by the official client.
 
-Both declare the ``resources`` capability and list and read the same resources. They
-differ on ``resources/templates/list``, a method of that capability: the SDK answers
--32601 (no handler), toolwire an empty list. The schema keeps -32601 for "a genuinely
-unknown method, or one gated behind a server capability the server did not advertise",
-which this one is not, so toolwire's answer stays (docs/migrating.md). Every message
-toolwire sends is checked against the schema of the negotiated revision.
+Both declare the ``resources`` capability and list and read the same resources, and both
+answer ``resources/templates/list``, which has no handler, with -32601 (method not found).
+Every message toolwire sends is checked against the schema of the negotiated revision.
 """
 
 from __future__ import annotations
@@ -53,14 +50,13 @@ async def drive(command: list[str], stderr: IO[str], mode: str, checked: bool) -
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_templates_list_without_a_handler_is_empty_on_toolwire(
+async def test_a_list_without_a_handler_is_not_found_on_both(
     mode: str, tmp_path: Path
 ) -> None:
     with (tmp_path / "stderr.log").open("w", encoding="utf-8") as stderr:
         sdk = await drive([sys.executable, str(SCRIPT)], stderr, mode, checked=False)
         copy = migrated(SCRIPT, tmp_path)
         toolwire = await drive([sys.executable, str(copy)], stderr, mode, checked=True)
-    # the one deliberate difference: -32601 on the SDK, no templates on toolwire
-    assert (sdk.pop("templates"), toolwire.pop("templates")) == (-32601, [])
+    assert sdk["templates"] == -32601
     assert sdk["resources capability"] is True
     assert toolwire == sdk

@@ -275,6 +275,8 @@ async def scenario(client: Client, peer: Peer) -> JSON:
     profile = await client.call_tool("profile", {"name": "Ada"})
     seen["profile"] = (profile.is_error, profile.structured_content)
     seen["echo"] = call_outcome(await client.call_tool("echo", {"text": "hi"}))
+    for name in ("cities", "no_alerts", "config"):
+        seen[name] = call_outcome(await client.call_tool(name, {}))
     seen["pixel"] = call_outcome(await client.call_tool("pixel", {}))
 
     resources = (await client.list_resources()).resources
@@ -376,6 +378,9 @@ async def test_the_sdk_server_runs_the_same_on_toolwire(
     assert ("info", "announcing", "announcer") in sdk["logs"]
     assert sdk["connect_service"][0] == -32042
     assert sdk["profile"] == (False, {"name": "Ada", "age": 30, "email": None})
+    assert [block["text"] for block in sdk["cities"]["content"]] == ["London", "Paris", "Tokyo"]
+    assert sdk["no_alerts"]["content"] == []
+    assert sdk["config"]["content"] == [{"type": "text", "text": '"UntypedConfig(theme=\'dark\')"'}]
     assert sdk["complete repo"] == ["python-sdk", "typescript-sdk"]
     # a function resource or template is listed with the MIME type of its reads
     assert ("notes://today", "today", "text/plain") in sdk["resources"]

@@ -2,7 +2,8 @@
 ways of talking back to the client: ``ctx.session``, ``ctx.request_context``,
 ``@mcp.completion()``, ``@mcp.resource(uri=...)``, URL elicitation by its SDK names,
 ``UrlElicitationRequiredError``, results as the SDK makes them (an ordinary annotated
-class, ``Annotated[CallToolResult, Model]``, ``Image.to_image_content()``) and log
+class, a list, an empty list, an object with no JSON form,
+``Annotated[CallToolResult, Model]``, ``Image.to_image_content()``) and log
 messages to a client that chose no level.
 
 The same server as ``sdk2_decorator_style.py``, in the 1.x spelling: ``FastMCP``,
@@ -171,6 +172,32 @@ class UserProfile:
 def profile(name: str) -> UserProfile:
     """An ordinary class with annotated attributes."""
     return UserProfile(name=name, age=30)
+
+
+@mcp.tool()
+def cities() -> list[str]:
+    """A list: one text block per item."""
+    return ["London", "Paris", "Tokyo"]
+
+
+@mcp.tool()
+def no_alerts() -> list[dict[str, str]]:
+    """An empty list: no content."""
+    return []
+
+
+class UntypedConfig:
+    def __init__(self, theme):  # type: ignore[no-untyped-def]
+        self.theme = theme
+
+    def __repr__(self) -> str:
+        return f"UntypedConfig(theme={self.theme!r})"
+
+
+@mcp.tool()
+def config() -> UntypedConfig:
+    """An object with no JSON form: its str()."""
+    return UntypedConfig("dark")
 
 
 class EchoResponse(BaseModel):

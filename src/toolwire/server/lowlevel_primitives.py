@@ -178,6 +178,12 @@ def _no_cursor(cursor: str | None) -> None:
         raise RPCError(jsonrpc.INVALID_PARAMS, "Invalid cursor")
 
 
+def _no_handler(request: Request) -> RPCError:
+    """A method of a declared capability with no handler registered: -32601, as the
+    official SDK's low-level server answers it (the server does not implement it)."""
+    return RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {request.method}")
+
+
 class PrimitiveHandlers(ServerCore):
     """The resource, prompt and completion handlers of :class:`toolwire.lowlevel.Server`."""
 
@@ -326,13 +332,13 @@ class PrimitiveHandlers(ServerCore):
             if templates
             else ("list_resources", "resources", "uri")
         )
-        definitions: list[JSON] = []
-        if kind in self._handlers:
-            value = await self._call(kind, f"Listing {field}")
-            try:
-                definitions = _definitions(value, field, (key, "name"))
-            except TypeError as exc:
-                raise handler_failure(exc, None, f"Listing {field}", self.mask_errors) from None
+        if kind not in self._handlers:
+            raise _no_handler(request)
+        value = await self._call(kind, f"Listing {field}")
+        try:
+            definitions = _definitions(value, field, (key, "name"))
+        except TypeError as exc:
+            raise handler_failure(exc, None, f"Listing {field}", self.mask_errors) from None
         features = request.features
         result: JSON = {field: [shaping.resource(d, features) for d in definitions]}
         return shaping.cacheable(result, features, self.list_ttl_ms, "public")
@@ -361,7 +367,7 @@ class PrimitiveHandlers(ServerCore):
         """``resources/subscribe`` (-32601 without a handler) and ``resources/unsubscribe``:
         the handler's say, then the session hears of updates to ``uri``, or no more."""
         if subscribe and "subscribe_resource" not in self._handlers:
-            raise RPCError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {request.method}")
+            raise _no_handler(request)
         return self._subscription(connection, uri, subscribe)
 
     async def _subscription(self, connection: ServerConnection, uri: str, subscribe: bool) -> JSON:
@@ -392,13 +398,13 @@ class PrimitiveHandlers(ServerCore):
         return self._prompt_list(request)
 
     async def _prompt_list(self, request: Request) -> JSON:
-        definitions: list[JSON] = []
-        if "list_prompts" in self._handlers:
-            value = await self._call("list_prompts", "Listing prompts")
-            try:
-                definitions = _definitions(value, "prompts", ("name", "name"))
-            except TypeError as exc:
-                raise handler_failure(exc, None, "Listing prompts", self.mask_errors) from None
+        if "list_prompts" not in self._handlers:
+            raise _no_handler(request)
+        value = await self._call("list_prompts", "Listing prompts")
+        try:
+            definitions = _definitions(value, "prompts", ("name", "name"))
+        except TypeError as exc:
+            raise handler_failure(exc, None, "Listing prompts", self.mask_errors) from None
         features = request.features
         result: JSON = {"prompts": [shaping.prompt(d, features) for d in definitions]}
         return shaping.cacheable(result, features, self.list_ttl_ms, "public")

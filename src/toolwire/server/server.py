@@ -53,6 +53,9 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     (:mod:`toolwire.server.facing`). ``titles_from_names=True`` lists every tool that has
     no title with one made from its name (``get_forecast``: "Get Forecast"), for clients
     that show or keep only titled tools; :class:`toolwire.FastMCP` sets it, as FastMCP does.
+    A tool returning a list or tuple gives one content block per item, as the official SDK
+    does (``structuredContent`` keeps the whole list); ``split_lists=False`` (FastMCP's way,
+    :class:`toolwire.FastMCP`'s default; also a tool option) gives one JSON text.
 
     Input limits and output cleaning (:mod:`toolwire.safety`), defaults for every tool,
     each overridable by the tool option of the same name: a call whose arguments nest
@@ -109,6 +112,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         provider: Literal["openai", "gemini", "anthropic"] | None = None,
         client_log_level: str | None = "debug",
         titles_from_names: bool = False,
+        split_lists: bool = True,
         **options: Any,
     ) -> None:
         # The official SDK's constructor options (debug, log_level, host, port, json_response,
@@ -144,6 +148,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             "max_string_length": max_string_length,
             "strip_control_sequences": strip_control_sequences,
             "unknown_arguments": unknown_arguments,
+            "split_lists": split_lists,
         }
         self.tasks: Any = None  # the task registry, once a tool runs as a task (.tasks)
         self.apps: Any = None  # the MCP Apps views and the tools showing them (.apps)
@@ -213,6 +218,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         max_string_length: int | None = ...,
         strip_control_sequences: bool = ...,
         unknown_arguments: Literal["reject", "ignore", "ignore-all"] = ...,
+        split_lists: bool = ...,
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
         app: str | None = None,
