@@ -182,14 +182,15 @@ def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
 
 def fast_output(
     ret: Any, structured_output: bool | None, name: str
-) -> tuple[dict[str, Any] | None, bool, Callable[[], Dumper]]:
-    """(output schema, wraps result, dumper factory) of a primitive or missing return type."""
+) -> tuple[dict[str, Any] | None, bool, Callable[[], Dumper], bool]:
+    """(output schema, wraps result, dumper factory, text of ``str()``) of a primitive or
+    missing return type."""
     json_type = _PRIMITIVES.get(ret) if type(ret) is type else None
     if json_type is None or (ret is str and not structured_output):
         if structured_output:
             no_output_schema(name, ret)
-        return None, False, generic_dumper
-    return wrap_result({"type": json_type}), True, partial(_scalar_dumper, ret)
+        return None, False, generic_dumper, False
+    return wrap_result({"type": json_type}), True, partial(_scalar_dumper, ret), False
 
 
 def _scalar_dumper(ret: type) -> Dumper:

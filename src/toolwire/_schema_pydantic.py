@@ -193,15 +193,17 @@ def _decode_json_strings(arguments: Any, exc: Any) -> dict[str, Any] | None:
 
 def pydantic_output(
     ret: Any, structured_output: bool | None, name: str, portable: bool
-) -> tuple[dict[str, Any] | None, bool, Callable[[], Dumper]]:
-    """(output schema, wraps result, dumper factory) of any return type."""
+) -> tuple[dict[str, Any] | None, bool, Callable[[], Dumper], bool]:
+    """(output schema, wraps result, dumper factory, whether the text is the value's
+    ``str()``) of any return type. The text is the value's ``str()`` for an ordinary class
+    with annotated attributes, as the official SDK writes it; otherwise the JSON data."""
     declared = _declared_result_schema(ret)
     if declared is not None:  # Annotated[CallToolResult, Model]: the tool makes its result
         from pydantic import TypeAdapter
 
         schema = TypeAdapter(pydantic_ready(declared)).json_schema(mode="serialization")
         schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
-        return schema, False, generic_dumper
+        return schema, False, generic_dumper, False
     if (
         ret is EMPTY
         or ret is None
@@ -212,11 +214,12 @@ def pydantic_output(
     ):
         if structured_output:
             no_output_schema(name, ret)
-        return None, False, generic_dumper
+        return None, False, generic_dumper, False
     if ret is str and not structured_output:
-        return None, False, generic_dumper
+        return None, False, generic_dumper, False
     from pydantic import PydanticUserError, TypeAdapter
 
+    text_of_str = False
     try:
         adapter: Any = TypeAdapter(pydantic_ready(ret))
         schema = adapter.json_schema(mode="serialization")
@@ -225,14 +228,15 @@ def pydantic_output(
         if plain is None:
             if structured_output:
                 no_output_schema(name, ret)
-            return None, False, generic_dumper
+            return None, False, generic_dumper, False
         adapter = TypeAdapter(plain)
         schema = adapter.json_schema(mode="serialization")
+        text_of_str = True
     schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
     wraps = schema.get("type") != "object"
     if wraps:
         schema = wrap_result(schema)
-    return schema, wraps, partial(_adapter_dumper, adapter)
+    return schema, wraps, partial(_adapter_dumper, adapter), text_of_str
 
 
 def _declared_result_schema(ret: Any) -> Any:

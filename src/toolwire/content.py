@@ -342,6 +342,8 @@ def to_result(
             payload = {"result": data} if schema.wraps_result else data
             if isinstance(data, str):
                 text = data
+            elif schema.text_of_str:
+                text = to_json_text(str(value))
             else:
                 text = to_json_text(data)
                 _check_finite(data, text)

@@ -60,6 +60,8 @@ class FunctionSchema:
     injected: dict[str, Any]
     _make_validator: Callable[[], Validator] = field(repr=False)
     _make_dumper: Callable[[], Dumper] = field(repr=False)
+    # The result's text is the value's str() (an ordinary annotated class, as the SDK sends it).
+    text_of_str: bool = False
     _validator: Validator | None = field(default=None, init=False, repr=False)
     _dumper: Dumper | None = field(default=None, init=False, repr=False)
 
@@ -186,10 +188,11 @@ def _function_schema(
         input_schema, make_validator = pydantic_input(name, func, params, doc, portable, extra)
 
     if structured_output is False:
-        output: tuple[dict[str, Any] | None, bool, Callable[[], Dumper]] = (
+        output: tuple[dict[str, Any] | None, bool, Callable[[], Dumper], bool] = (
             None,
             False,
             generic_dumper,
+            False,
         )
     elif allow_fast and (ret is EMPTY or ret is None or ret is Any or ret in FAST_RETURNS):
         output = fast_output(ret, structured_output, name)
@@ -199,7 +202,7 @@ def _function_schema(
         if hints is None:
             hints = _type_hints(func)
         output = pydantic_output(hints.get("return", ret), structured_output, name, portable)
-    output_schema, wraps, make_dumper = output
+    output_schema, wraps, make_dumper, text_of_str = output
     return FunctionSchema(
         description=doc.description,
         input_schema=input_schema,
@@ -208,6 +211,7 @@ def _function_schema(
         injected=injected,
         _make_validator=make_validator,
         _make_dumper=make_dumper,
+        text_of_str=text_of_str,
     )
 
 

@@ -272,8 +272,7 @@ async def scenario(client: Client, peer: Peer) -> JSON:
         refused.value.error.data,
     )
 
-    profile = await client.call_tool("profile", {"name": "Ada"})
-    seen["profile"] = (profile.is_error, profile.structured_content)
+    seen["profile"] = call_outcome(await client.call_tool("profile", {"name": "Ada"}))
     seen["echo"] = call_outcome(await client.call_tool("echo", {"text": "hi"}))
     for name in ("cities", "no_alerts", "config"):
         seen[name] = call_outcome(await client.call_tool(name, {}))
@@ -377,7 +376,11 @@ async def test_the_sdk_server_runs_the_same_on_toolwire(
     assert sdk["summarize"]["content"][0]["text"] == "test-model: a short summary"
     assert ("info", "announcing", "announcer") in sdk["logs"]
     assert sdk["connect_service"][0] == -32042
-    assert sdk["profile"] == (False, {"name": "Ada", "age": 30, "email": None})
+    assert sdk["profile"] == {
+        "is_error": False,
+        "content": [{"type": "text", "text": '"UserProfile(\'Ada\', 30)"'}],
+        "structured": {"name": "Ada", "age": 30, "email": None},
+    }
     assert [block["text"] for block in sdk["cities"]["content"]] == ["London", "Paris", "Tokyo"]
     assert sdk["no_alerts"]["content"] == []
     assert sdk["config"]["content"] == [{"type": "text", "text": '"UntypedConfig(theme=\'dark\')"'}]

@@ -167,6 +167,9 @@ class UserProfile:
         self.age = age
         self.email = email
 
+    def __repr__(self) -> str:
+        return f"UserProfile({self.name!r}, {self.age})"
+
 
 @mcp.tool()
 def profile(name: str) -> UserProfile:
