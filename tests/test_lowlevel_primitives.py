@@ -354,7 +354,10 @@ async def test_bad_handler_results_and_requests_are_clear_errors() -> None:
         assert (await client.complete(argument="a", prompt="p")).values == []
         # A list with no handler is not found, as on the official SDK's low-level server.
         missing = await failure(client.request("resources/templates/list", {}))
-        assert (missing.code, missing.message) == (-32601, "Method not found: resources/templates/list")
+        assert (missing.code, missing.message) == (
+            -32601,
+            "Method not found: resources/templates/list",
+        )
         # The server lives on.
         assert (await client.complete(argument="a", prompt="p")).values == []
 

@@ -50,9 +50,7 @@ async def drive(command: list[str], stderr: IO[str], mode: str, checked: bool) -
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_a_list_without_a_handler_is_not_found_on_both(
-    mode: str, tmp_path: Path
-) -> None:
+async def test_a_list_without_a_handler_is_not_found_on_both(mode: str, tmp_path: Path) -> None:
     with (tmp_path / "stderr.log").open("w", encoding="utf-8") as stderr:
         sdk = await drive([sys.executable, str(SCRIPT)], stderr, mode, checked=False)
         copy = migrated(SCRIPT, tmp_path)

@@ -378,12 +378,12 @@ async def test_the_sdk_server_runs_the_same_on_toolwire(
     assert sdk["connect_service"][0] == -32042
     assert sdk["profile"] == {
         "is_error": False,
-        "content": [{"type": "text", "text": '"UserProfile(\'Ada\', 30)"'}],
+        "content": [{"type": "text", "text": "\"UserProfile('Ada', 30)\""}],
         "structured": {"name": "Ada", "age": 30, "email": None},
     }
     assert [block["text"] for block in sdk["cities"]["content"]] == ["London", "Paris", "Tokyo"]
     assert sdk["no_alerts"]["content"] == []
-    assert sdk["config"]["content"] == [{"type": "text", "text": '"UntypedConfig(theme=\'dark\')"'}]
+    assert sdk["config"]["content"] == [{"type": "text", "text": "\"UntypedConfig(theme='dark')\""}]
     assert sdk["complete repo"] == ["python-sdk", "typescript-sdk"]
     # a function resource or template is listed with the MIME type of its reads
     assert ("notes://today", "today", "text/plain") in sdk["resources"]
