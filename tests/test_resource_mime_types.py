@@ -1,7 +1,8 @@
 """A resource or template is listed with the MIME type its reads answer with: the one
 given, else the one its function's return annotation (or its value) settles at
-registration; none when only the value read can tell. Every message is checked against
-the schema of the negotiated revision."""
+registration; none when only the value read can tell; ``text/plain`` for a function with
+no return annotation, as the official SDK and FastMCP list and read it. Every message is
+checked against the schema of the negotiated revision."""
 
 from __future__ import annotations
 
@@ -119,7 +120,7 @@ LISTED = {
     "images://logo.png": "image/png",
     "table://given": "text/csv",
     "images://unnamed": None,
-    "data://loose": None,
+    "data://loose": "text/plain",
     "data://either": None,
     "data://some": None,
     "static://text": "text/plain",
@@ -153,7 +154,7 @@ async def test_listing_names_the_type_every_read_answers_with(revision: str) -> 
                 for read in [await client.read_resource(uri)]
             } == {
                 "images://unnamed": "image/png",
-                "data://loose": "application/json",
+                "data://loose": "text/plain",
                 "data://either": "text/plain",
                 "data://some": "text/plain",
             }
@@ -178,4 +179,4 @@ def test_the_type_is_settled_at_registration() -> None:
     mcp = library()
     assert mcp.get_resource("data://settings").content_type == "application/json"  # type: ignore[union-attr]
     assert mcp.find_template("notes://{name}").content_type == "text/plain"  # type: ignore[union-attr]
-    assert mcp.get_resource("data://loose").content_type is None  # type: ignore[union-attr]
+    assert mcp.get_resource("data://loose").content_type == "text/plain"  # type: ignore[union-attr]

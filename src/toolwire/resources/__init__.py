@@ -17,7 +17,7 @@ import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from inspect import cleandoc
+from inspect import Signature, cleandoc
 from typing import TYPE_CHECKING, Any
 
 from ..components import Component, Metadata, annotation_dict
@@ -159,6 +159,8 @@ class _Readable(Component):
             returns = signature_of(self.fn, target, name, self.kind).return_annotation
         except (TypeError, ValueError):
             return None
+        if returns is Signature.empty:  # no annotation: text/plain, as the SDK and FastMCP
+            return "text/plain"
         return listed_type(returns, uri, template=template)
 
     def _metadata(self, definition: JSON) -> JSON:
