@@ -36,7 +36,6 @@ pytestmark = [pytest.mark.timeout(180), pytest.mark.peers("fastmcp")]
 SERVERS = Path(__file__).resolve().parent.parent / "servers"
 SCRIPT = "fastmcp3_style.py"
 TIMEOUT = 90.0
-GENERATED = {"list_prompts", "get_prompt", "list_resources", "read_resource"}
 # The answers the client gives, by question.
 ANSWERS: dict[str, Any] = {
     "What is your name?": {"value": "Ada"},
@@ -58,15 +57,17 @@ async def answer(context: Any, params: Any) -> mcp_types.ElicitResult:
 
 def listed(tool: dict[str, Any]) -> dict[str, Any]:
     """A tool as the comparison sees it: what a model reads (name, description, input
-    properties and required ones, read-only hint); each framework words its schemas its
-    own way (titles, additionalProperties, FastMCP's _meta: its version is compared
-    apart)."""
+    properties with their types and required ones, read-only hint); each framework words
+    its schemas its own way (titles, additionalProperties, FastMCP's _meta: its version is
+    compared apart)."""
     schema = tool["inputSchema"]
     return {
         "name": tool["name"],
-        # the tools PromptsAsTools/ResourcesAsTools make are described in each one's words
-        "description": None if tool["name"] in GENERATED else tool.get("description"),
-        "properties": sorted(schema.get("properties", {})),
+        "description": " ".join((tool.get("description") or "").split()),
+        "properties": {
+            name: sorted(str(branch.get("type")) for branch in sub.get("anyOf", [sub]))
+            for name, sub in schema.get("properties", {}).items()
+        },
         "required": sorted(schema.get("required", [])),
         "readOnly": tool.get("annotations", {}).get("readOnlyHint"),
     }

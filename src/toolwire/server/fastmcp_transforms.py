@@ -29,6 +29,23 @@ from ..errors import RPCError, ToolError
 from .context import Context
 
 
+# The tools' descriptions and get_prompt's input schema are FastMCP's, as its server lists
+# them: they are what a model reads, so a server moved from FastMCP lists the same tools.
+_GET_PROMPT_INPUT = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string", "description": "The name of the prompt to get"},
+        "arguments": {
+            "anyOf": [{"type": "object", "additionalProperties": True}, {"type": "null"}],
+            "default": None,
+            "description": "Optional arguments for the prompt",
+        },
+    },
+    "required": ["name"],
+}
+
+
 def _caller(ctx: Context) -> tuple[Any, Any]:
     return ctx._connection, ctx.request
 
@@ -51,8 +68,11 @@ class PromptsAsTools:
         source = self.server
 
         async def list_prompts(ctx: Context) -> str:
-            """The prompts this server offers, as JSON: each one's name, description and
-            arguments (name, description, whether it is required)."""
+            """List all available prompts.
+
+            Returns JSON with prompt metadata including name, description,
+            and optional arguments.
+            """
             listed = []
             for prompt in source.prompt_registry.visible(ctx.request):
                 definition = prompt.definition
@@ -79,8 +99,12 @@ class PromptsAsTools:
                 dict[str, Any] | None, Field(description="Optional arguments for the prompt")
             ] = None,
         ) -> str:
-            """Render the prompt ``name`` with its ``arguments`` (an object of argument
-            values): JSON with the list of its messages, each a role and a content."""
+            """Get a prompt by name with optional arguments.
+
+            Returns the rendered prompt as JSON with a messages array.
+            Arguments should be provided as a dict mapping argument names
+            to values.
+            """
             connection, request = _caller(ctx)
             try:
                 rendered = await source.render_prompt(connection, request, name, arguments or {})
@@ -95,7 +119,7 @@ class PromptsAsTools:
             return json.dumps({"messages": messages}, indent=2)
 
         server.add_tool(list_prompts)
-        server.add_tool(get_prompt)
+        server.add_tool(get_prompt, input_schema=_GET_PROMPT_INPUT)
 
 
 class ResourcesAsTools:
@@ -117,8 +141,12 @@ class ResourcesAsTools:
         read_only = {"readOnlyHint": True}
 
         async def list_resources(ctx: Context) -> str:
-            """The resources this server offers, as JSON: a resource has a 'uri', a
-            template a 'uri_template' whose {placeholders} are filled in to read it."""
+            """List all available resources and resource templates.
+
+            Returns JSON with resource metadata. Static resources have a
+            'uri' field, while templates have a 'uri_template' field with
+            placeholders like {name}.
+            """
             listed: list[dict[str, Any]] = []
             for resource in source.resource_registry.visible(ctx.request):
                 definition = resource.definition
@@ -145,8 +173,14 @@ class ResourcesAsTools:
             uri: Annotated[str, Field(description="The URI of the resource to read")],
             ctx: Context,
         ) -> str:
-            """The content of the resource at ``uri`` (a template's URI with its
-            placeholders filled in): its text, or base64 for binary content."""
+            """Read a resource by its URI.
+
+            For static resources, provide the exact URI. For templated
+            resources, provide the URI with template parameters filled in.
+
+            Returns the resource content as a string. Binary content is
+            base64-encoded.
+            """
             contents = await source.read_resource(uri, ctx)
             if len(contents) == 1:
                 only = contents[0]
