@@ -28,7 +28,6 @@ from pydantic import Field
 from ..errors import RPCError, ToolError
 from .context import Context
 
-
 # The tools' descriptions and get_prompt's input schema are FastMCP's, as its server lists
 # them: they are what a model reads, so a server moved from FastMCP lists the same tools.
 _GET_PROMPT_INPUT = {
