@@ -93,6 +93,8 @@ class Tool(Component):
     # Server(provider=...): nulls for the optional arguments of this schema mean absent (set
     # on the few tools that need it; a class default keeps every other instance as small).
     nulls_from: JSON | None = None
+    # A list result: one content block per item (the official SDK's way), or one JSON text.
+    split_lists = True
     # Set on the few task tools that ask first. Class defaults like these keep a tool's own
     # attributes few enough for CPython's compact instance dicts, whose lookups every call
     # makes (tests/test_tools.py counts them).
@@ -117,7 +119,7 @@ class Tool(Component):
         max_string_length: int | None = MAX_STRING_LENGTH,
         strip_control_sequences: bool = False,
         unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
-        split_lists: bool = False,
+        split_lists: bool = True,
         task: Literal["optional", "required"] | None = None,
         questions_first: bool = False,
         **metadata: Unpack[Metadata],
@@ -183,7 +185,8 @@ class Tool(Component):
         self._limited = max_argument_depth is not None or max_string_length is not None
         # Results and error texts lose terminal control sequences (toolwire.safety.text).
         self.strip_control_sequences = strip_control_sequences
-        self.split_lists = split_lists  # a list result: one content block per item
+        if not split_lists:  # a list result as one JSON text (FastMCP's way)
+            self.split_lists = False
         # Run as a task (2026-07-28, toolwire.server.tasks): when the client declares the
         # Tasks extension ("optional"), or only then ("required": others are refused).
         if task not in (None, "optional", "required"):
