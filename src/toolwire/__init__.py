@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from .server.fastmcp_files import FileSystemProvider, prompt, resource, tool
     from .server.fastmcp_server import FastMCP
     from .server.fastmcp_skills import SkillsDirectoryProvider
+    from .server.fastmcp_tasks import Progress, TaskConfig, TasksExtension
     from .server.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
     from .server.transforms import Arg
 
@@ -70,6 +71,7 @@ __all__ = [
     "Host",
     "Image",
     "Message",
+    "Progress",
     "PromptsAsTools",
     "RPCError",
     "RegistrationError",
@@ -79,6 +81,8 @@ __all__ = [
     "Server",
     "ServerError",
     "SkillsDirectoryProvider",
+    "TaskConfig",
+    "TasksExtension",
     "ToolError",
     "ToolResult",
     "ToolwireError",
@@ -101,6 +105,9 @@ _FASTMCP = {
     "PromptsAsTools": ".server.fastmcp_transforms",
     "ResourcesAsTools": ".server.fastmcp_transforms",
     "FileSystemProvider": ".server.fastmcp_files",
+    "Progress": ".server.fastmcp_tasks",
+    "TaskConfig": ".server.fastmcp_tasks",
+    "TasksExtension": ".server.fastmcp_tasks",
     "SkillsDirectoryProvider": ".server.fastmcp_skills",
     "tool": ".server.fastmcp_files",
     "resource": ".server.fastmcp_files",

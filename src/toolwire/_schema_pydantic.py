@@ -86,8 +86,10 @@ def pydantic_input(
             markers[pname] = marker
             if default is not EMPTY:
                 extra["validate_default"] = True
-        if not described and doc.params.get(pname):
-            extra["description"] = doc.params[pname]
+        if not described:  # Annotated[str, "what it is"] (FastMCP's way), else the docstring
+            text = _annotated_text(ann) or doc.params.get(pname)
+            if text:
+                extra["description"] = text
         fname = pname
         if pname.startswith("_") or hasattr(BaseModel, pname):
             fname = f"arg{index}"
@@ -125,6 +127,13 @@ def pydantic_input(
         if isinstance(prop, dict):
             prop["description"] = marker.describe(prop.get("description"))
     return schema, partial(_model_validator, model, renamed, known, unknown)
+
+
+def _annotated_text(annotation: Any) -> str | None:
+    """The plain string in ``Annotated`` metadata, which FastMCP takes as the description."""
+    if typing.get_origin(annotation) is not typing.Annotated:
+        return None
+    return next((item for item in annotation.__metadata__ if isinstance(item, str)), None)
 
 
 def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:

@@ -9,6 +9,8 @@ tool returns                           result
 a content block (``types.*Content``,   that block; a list mixing them with strings gives
 ``ResourceLink``, ``EmbeddedResource``)  one block per item
 ``types.CallToolResult``               passed through as it is
+``types.InputRequiredResult``          its questions are asked, then the tool runs again
+                                       and reads the answers in ``ctx.input_responses``
 ``ToolResult(content=...,              FastMCP's: the content (converted as above), the
 structured_content=..., meta=...)``    ``structuredContent`` and ``_meta`` as given
 anything else (numbers, lists, dicts,  the JSON as text, plus ``structuredContent`` when
@@ -321,7 +323,7 @@ def to_result(
     if value is None and (schema is None or schema.output_schema is None):
         return {"content": []}
     types = _types_module()
-    if types is not None and isinstance(value, types.CallToolResult):
+    if types is not None and isinstance(value, (types.CallToolResult, types.InputRequiredResult)):
         wire: JSON = value.to_wire()
         return wire if clean is None else clean(wire)
     if isinstance(value, ToolResult):

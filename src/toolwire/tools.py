@@ -13,6 +13,7 @@ import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 from .components import Component, Metadata, annotation_dict
@@ -50,6 +51,44 @@ _ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint"
 # timeout, which an inline call could not honour), and those whose code provably never
 # blocks (straight-line arithmetic on plain arguments, see toolwire.nonblocking), judged on
 # their first call. `blocking=True` keeps a tool on threads always.
+
+
+class TaskConfig:
+    """How a tool runs as a task (FastMCP's ``TaskConfig``), the ``task=`` option's long form:
+    ``mode`` is ``"optional"`` (``task=True``), ``"required"`` or ``"forbidden"`` (no task),
+    and ``poll_interval`` (a ``timedelta`` or seconds) the wait between polls that its
+    tasks ask clients for."""
+
+    __slots__ = ("mode", "poll_interval")
+
+    def __init__(
+        self,
+        mode: Literal["optional", "required", "forbidden"] = "optional",
+        poll_interval: timedelta | float | None = None,
+    ) -> None:
+        if mode not in ("optional", "required", "forbidden"):
+            raise ValueError(
+                f'TaskConfig mode is "optional", "required" or "forbidden", not {mode!r}'
+            )
+        seconds = (
+            poll_interval.total_seconds() if isinstance(poll_interval, timedelta) else poll_interval
+        )
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"TaskConfig poll_interval must be positive, not {poll_interval!r}")
+        self.mode = mode
+        self.poll_interval = poll_interval
+
+    def __repr__(self) -> str:
+        return f"TaskConfig(mode={self.mode!r}, poll_interval={self.poll_interval!r})"
+
+    @property
+    def poll_ms(self) -> int | None:
+        """The poll interval in milliseconds, or None for the server's."""
+        interval = self.poll_interval
+        if interval is None:
+            return None
+        seconds = interval.total_seconds() if isinstance(interval, timedelta) else interval
+        return max(1, round(seconds * 1000))
 
 
 def check_name(name: str) -> str:
@@ -95,6 +134,8 @@ class Tool(Component):
     nulls_from: JSON | None = None
     # A list result: one content block per item (the official SDK's way), or one JSON text.
     split_lists = True
+    # The poll interval its tasks ask clients for (TaskConfig), else the server's.
+    task_poll_ms: int | None = None
     # Set on the few task tools that ask first. Class defaults like these keep a tool's own
     # attributes few enough for CPython's compact instance dicts, whose lookups every call
     # makes (tests/test_tools.py counts them).
@@ -120,7 +161,7 @@ class Tool(Component):
         strip_control_sequences: bool = False,
         unknown_arguments: Literal["reject", "ignore", "ignore-all"] = "reject",
         split_lists: bool = True,
-        task: Literal["optional", "required"] | None = None,
+        task: Literal["optional", "required"] | bool | TaskConfig | None = None,
         questions_first: bool = False,
         **metadata: Unpack[Metadata],
     ) -> None:
@@ -189,9 +230,17 @@ class Tool(Component):
             self.split_lists = False
         # Run as a task (2026-07-28, toolwire.server.tasks): when the client declares the
         # Tasks extension ("optional"), or only then ("required": others are refused).
+        # FastMCP's spellings: task=True for "optional", task=TaskConfig(...).
+        if isinstance(task, TaskConfig):
+            if task.poll_ms is not None:
+                self.task_poll_ms = task.poll_ms
+            task = None if task.mode == "forbidden" else task.mode
+        elif isinstance(task, bool):
+            task = "optional" if task else None
         if task not in (None, "optional", "required"):
             raise RegistrationError(
-                f'Tool {self.name!r}: task= is "optional", "required" or None, not {task!r}'
+                f'Tool {self.name!r}: task= is "optional", "required", True, a TaskConfig or '
+                f"None, not {task!r}"
             )
         self.task = task
         # The task starts where the tool calls ctx.start_task(); its questions before that

@@ -25,7 +25,7 @@ from types import ModuleType
 from .migrate_table import ROWS
 
 DOC = "docs/migrating.md"
-ROOTS = ("mcp", "fastmcp")
+ROOTS = ("mcp", "fastmcp", "mcp_types", "fastmcp_tasks")
 WIDTH = 99  # a generated statement longer than this is wrapped in parentheses
 _FROM = re.compile(r"from(?:\s|\\)+([A-Za-z_]\w*(?:(?:\s|\\)*\.(?:\s|\\)*[A-Za-z_]\w*)*)")
 _LINE_END = re.compile(r"\r\n|\r|\n")

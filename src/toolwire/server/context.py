@@ -40,6 +40,7 @@ from .inputs import (
     fingerprint,
     renders_apps,
     requested_schema,
+    response_model,
     roots_result,
     sampling_params,
     sampling_result,
@@ -576,6 +577,37 @@ class Context(FastMCPContext):
         self._fingerprints[key] = asked
         await asyncio.sleep(0)
         raise InputRequired(self._questions, self._fingerprints, self._answers)
+
+    @property
+    def input_responses(self) -> dict[str, Any] | None:
+        """The client's answers to the questions this tool asked by returning an
+        ``InputRequiredResult`` (FastMCP's way to ask), by key, as ``toolwire.types``
+        results (``ElicitResult``, ``CreateMessageResult``, ``ListRootsResult``); None
+        until there are answers."""
+        if not self._answers:
+            return None
+        return {key: response_model(entry[1]) for key, entry in self._answers.items()}
+
+    async def _answer(self, requests: dict[str, Any]) -> None:
+        """Get the answers to ``requests`` (an ``InputRequiredResult``'s, by key) as
+        ``ctx.elicit`` gets its own: from the client on a legacy session, through the task
+        in a task; on 2026-07-28 the call ends with those not answered yet."""
+        self._asked, self._keys = 0, set()  # the tool runs again from the top
+        for key, asked in requests.items():
+            method, params = asked.get("method"), asked.get("params") or {}
+            answered = fingerprint(method, params)
+            if self._task is not None:
+                self._answers[key] = [answered, await self._task.ask(key, method, params)]
+            elif not self._features.modern:
+                answer = await self._connection.request(method, params, related=self.request_id)
+                self._answers[key] = [answered, answer]
+            else:  # asked now unless answered (and asked the same way) in an earlier round
+                earlier = self._answers.get(key)
+                if earlier is None or earlier[0] not in (answered, None):
+                    self._questions[key] = {"method": method, "params": params}
+                    self._fingerprints[key] = answered
+        if self._questions:
+            raise InputRequired(self._questions, self._fingerprints, self._answers)
 
     def _understood(self, read: Callable[..., T], *answer: Any) -> T:
         try:

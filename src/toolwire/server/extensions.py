@@ -153,7 +153,13 @@ class Extension:
 
 def install(server: Any, extension: Extension) -> None:
     """Add ``extension`` to ``server`` (a :class:`~toolwire.server.core.ServerCore`): its
-    methods to the method table, its notifications beside them."""
+    methods to the method table, its notifications beside them. An object with an
+    ``install_on(server)`` method (an extension toolwire serves itself, such as FastMCP's
+    ``TasksExtension``) installs itself instead."""
+    install_on = getattr(extension, "install_on", None)
+    if install_on is not None and not isinstance(extension, Extension):
+        install_on(server)
+        return
     if not isinstance(extension, Extension):
         raise TypeError(
             "Server(extensions=[...]) takes toolwire.Extension objects, not "

@@ -25,6 +25,7 @@ import hashlib
 import hmac
 import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -380,3 +381,57 @@ def renders_apps(capabilities: JSON | None) -> bool:
     settings = declared.get(UI) if isinstance(declared, dict) else None
     types = settings.get("mimeTypes") if isinstance(settings, dict) else None
     return isinstance(types, list) and MIME_TYPE in types
+
+
+# A tool that asks by returning an InputRequiredResult (FastMCP's guard pattern) is answered
+# and run again until it returns something else, at most this many times.
+MAX_RETURNED_ROUNDS = 8
+
+
+async def answer_returned(
+    result: JSON, context: Any, again: Callable[[], Awaitable[JSON]], tool: str
+) -> JSON:
+    """``result``, once the questions of every ``InputRequiredResult`` the tool returns are
+    answered (:meth:`Context._answer`) and the tool has run again with the answers in
+    ``ctx.input_responses``. On 2026-07-28 (outside a task) the questions end the call
+    instead, as ``ctx.elicit``'s do, and the client's retry brings the answers."""
+    for _ in range(MAX_RETURNED_ROUNDS):
+        if result.get("resultType") != "input_required":
+            return result
+        if context is None:
+            return _refused(
+                f"Tool '{tool}' returned an InputRequiredResult but takes no Context, so it "
+                "cannot read the answers: add a ctx: Context parameter (ctx.input_responses)"
+            )
+        await context._answer(result.get("inputRequests") or {})
+        result = await again()
+    if result.get("resultType") != "input_required":
+        return result
+    return _refused(
+        f"Tool '{tool}' asked for input {MAX_RETURNED_ROUNDS} times in one call without "
+        "finishing: it must return a result once ctx.input_responses holds its answers"
+    )
+
+
+def _refused(text: str) -> JSON:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def response_model(answer: Any) -> Any:
+    """A client's answer as the ``toolwire.types`` result it is: ``ElicitResult``,
+    ``ListRootsResult`` or ``CreateMessageResult`` (the raw value when it is none of them)."""
+    if not isinstance(answer, dict):
+        return answer
+    from .. import types
+
+    kind = (
+        types.ElicitResult
+        if "action" in answer
+        else types.ListRootsResult
+        if "roots" in answer
+        else types.CreateMessageResult
+    )
+    try:
+        return kind.model_validate(answer)
+    except Exception:  # an answer toolwire's models do not take: given as it came
+        return answer

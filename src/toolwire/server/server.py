@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from ..components import Metadata
 from ..errors import RegistrationError
 from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
-from ..tools import Tool
+from ..tools import TaskConfig, Tool
 from .context import Context
 from .core import JSON, ServerCore, unknown_tool
 from .fastmcp_surface import FastMCPSurface
@@ -219,7 +219,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         strip_control_sequences: bool = ...,
         unknown_arguments: Literal["reject", "ignore", "ignore-all"] = ...,
         split_lists: bool = ...,
-        task: Literal["optional", "required"] | None = None,
+        task: Literal["optional", "required"] | bool | TaskConfig | None = None,
         questions_first: bool = False,
         app: str | None = None,
         visible_to: str | Iterable[str] | None = None,

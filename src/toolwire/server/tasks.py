@@ -37,7 +37,7 @@ from ..protocol import shaping
 from ..protocol.revisions import META_SUBSCRIPTION_ID
 from .context import Context, _current
 from .extensions import Extension
-from .inputs import InvalidAnswer, MissingClientCapability
+from .inputs import InvalidAnswer, MissingClientCapability, answer_returned
 from .request import JSON, Request
 from .session import ServerConnection
 
@@ -73,7 +73,7 @@ def _now() -> str:
 class Task:
     """One task: its state as ``tasks/get`` shows it, and the tool run behind it."""
 
-    def __init__(self, owner: str | None, ttl_ms: int) -> None:
+    def __init__(self, owner: str | None, ttl_ms: int, poll_ms: int | None = None) -> None:
         self.id = secrets.token_urlsafe(18)
         self.owner = owner
         self.status = "working"
@@ -81,6 +81,7 @@ class Task:
         self.created_at = self.updated_at = _now()
         self.expires = time.monotonic() + ttl_ms / 1000
         self.ttl_ms = ttl_ms
+        self.poll_ms = poll_ms or POLL_INTERVAL_MS  # the tool's TaskConfig, else the default
         self.result: JSON | None = None
         self.error: JSON | None = None
         self.input_requests: dict[str, JSON] = {}
@@ -98,7 +99,7 @@ class Task:
             "createdAt": self.created_at,
             "lastUpdatedAt": self.updated_at,
             "ttlMs": self.ttl_ms,
-            "pollIntervalMs": POLL_INTERVAL_MS,
+            "pollIntervalMs": self.poll_ms,
         }
         if self.status_message:
             state["statusMessage"] = self.status_message
@@ -180,13 +181,13 @@ class TaskRegistry:
     def store(self) -> Any:
         return getattr(self.server, "shared_store", None)
 
-    def create(self, owner: str | None) -> Task:
+    def create(self, owner: str | None, poll_ms: int | None = None) -> Task:
         self._forget_expired()
         if len(self._tasks) >= MAX_TASKS:  # the oldest tenth of those that ended go at once
             ended = [task.id for task in self._tasks.values() if task.status in TERMINAL]
             for task_id in ended[: len(self._tasks) - MAX_TASKS + MAX_TASKS // 10]:
                 del self._tasks[task_id]
-        task = Task(owner, self.ttl_ms)
+        task = Task(owner, self.ttl_ms, poll_ms)
         task.changed = self._changed
         self._tasks[task.id] = task
         return task
@@ -366,7 +367,7 @@ def start_task(
     registry: TaskRegistry = server.tasks
     if tool.questions_first:
         return _questions_first(server, tool, connection, request, arguments)
-    task = registry.create(request.caller)
+    task = registry.create(request.caller, tool.task_poll_ms)
     created = {"resultType": "task", **task.state()}
     context = Context(connection, request)
     context._task = task
@@ -384,7 +385,7 @@ async def _questions_first(
     begun: asyncio.Future[JSON] = asyncio.get_running_loop().create_future()
 
     def start(context: Context) -> Task:
-        task = registry.create(request.caller)
+        task = registry.create(request.caller, tool.task_poll_ms)
         context._task = task
         task.run = run
         begun.set_result({"resultType": "task", **task.state()})
@@ -455,18 +456,23 @@ async def _run(server: Any, tool: Tool, task: Task, context: Context, arguments:
     runner = server.runner
     # A sync tool that never blocks runs right here, as an ordinary call of it would.
     inline = tool.inline and (tool.never_blocks or server.tool_timeout is None)
-    try:
+
+    async def once() -> JSON:
         if inline:
-            result = tool.run_inline(arguments, context, mask_errors=server.mask_errors)
-        else:
-            result = await tool.run(
-                arguments,
-                context,
-                lambda fn, kwargs: runner.run(fn, kwargs),
-                mask_errors=server.mask_errors,
-                timeout=server.tool_timeout,
-                on_timeout=context._cancel,
-            )
+            return tool.run_inline(arguments, context, mask_errors=server.mask_errors)
+        return await tool.run(
+            arguments,
+            context,
+            lambda fn, kwargs: runner.run(fn, kwargs),
+            mask_errors=server.mask_errors,
+            timeout=server.tool_timeout,
+            on_timeout=context._cancel,
+        )
+
+    try:
+        result = await once()
+        if result.get("resultType") == "input_required":  # the tool asks by returning
+            result = await answer_returned(result, context, once, tool.name)
     except asyncio.CancelledError:
         context._cancel()
         task._move("cancelled", "The task was cancelled")

@@ -18,7 +18,7 @@ from ..errors import RPCError
 from ..protocol import shaping
 from .context import Context, _current
 from .core import JSON, ServerCore
-from .inputs import InputRequired, InvalidAnswer
+from .inputs import InputRequired, InvalidAnswer, answer_returned
 from .request import Request
 from .session import ServerConnection
 
@@ -66,7 +66,8 @@ class ToolCalls(ServerCore):
                 finally:
                     _current.reset(token)
                     context._finish()
-            return shaping.call_result(result, request.features)
+            if result.get("resultType") != "input_required":  # else run again below, asking
+                return shaping.call_result(result, request.features)
         answers = (
             self.signer.answers(params, tool.name, arguments, request.caller) if resumed else None
         )
@@ -92,15 +93,21 @@ class ToolCalls(ServerCore):
             _current.set(context)  # this task's own copy of the context variables
         runner = self.runner
 
-        def run(caller: Any) -> Any:
-            return tool.run(
-                arguments,
-                context,
-                lambda fn, kwargs: runner.run(fn, kwargs, caller),
-                mask_errors=self.mask_errors,
-                timeout=self.tool_timeout,
-                on_timeout=context._cancel if context is not None else None,
-            )
+        async def run(caller: Any) -> Any:
+            def once() -> Any:
+                return tool.run(
+                    arguments,
+                    context,
+                    lambda fn, kwargs: runner.run(fn, kwargs, caller),
+                    mask_errors=self.mask_errors,
+                    timeout=self.tool_timeout,
+                    on_timeout=context._cancel if context is not None else None,
+                )
+
+            result = await once()
+            if result.get("resultType") == "input_required":  # the tool asks by returning
+                result = await answer_returned(result, context, once, tool.name)
+            return result
 
         try:
             result = await self.admitted(connection, request, run)
