@@ -416,3 +416,26 @@ def test_sdk_auth_settings_need_a_verifier() -> None:
     )
     with pytest.raises(ValueError, match="token_verifier"):
         Server("Weather", auth=settings)
+
+
+@pytest.mark.parametrize(
+    ("name", "alternative"),
+    [
+        ("_tool_manager", "@mcp.tool(input_schema={...})"),
+        ("_resource_manager", "mcp.get_resource(uri)"),
+        ("_prompt_manager", "mcp.get_prompt(name)"),
+        ("_lowlevel_server", "an Extension's"),
+        ("_mcp_server", "an Extension's"),
+    ],
+)
+def test_the_sdks_private_objects_are_refused_naming_the_public_way(
+    name: str, alternative: str
+) -> None:
+    mcp = Server("Demo")
+    with pytest.raises(AttributeError, match=f"Server has no {name} ") as raised:
+        getattr(mcp, name)
+    assert alternative in str(raised.value)
+    # any other missing name is the ordinary error, and hasattr() still answers
+    assert not hasattr(mcp, "_no_such_thing")
+    with pytest.raises(AttributeError, match="has no attribute '_no_such_thing'"):
+        mcp._no_such_thing  # type: ignore[attr-defined]  # noqa: B018

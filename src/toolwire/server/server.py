@@ -39,6 +39,18 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# The official SDK's private objects that its examples reach into, and what to write instead.
+_SDK_PRIVATE = {
+    "_tool_manager": "give a tool's input schema with @mcp.tool(input_schema={...}) and "
+    "find a tool with mcp.get_tool(name)",
+    "_resource_manager": "find a resource with mcp.get_resource(uri)",
+    "_prompt_manager": "find a prompt with mcp.get_prompt(name)",
+    "_lowlevel_server": "toolwire answers logging/setLevel and resources/subscribe itself "
+    "(a subscription is followed with mcp.resource_updated(uri)); a method of your own is "
+    "an Extension's (docs/extensions.md)",
+}
+_SDK_PRIVATE["_mcp_server"] = _SDK_PRIVATE["_lowlevel_server"]  # its 1.x name
+
 
 class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     """An MCP server whose tools are decorated Python functions.
@@ -167,6 +179,17 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             self.add_tool(fn)
         for provider in providers:  # FastMCP's providers=[FileSystemProvider(root)]
             self.add_provider(provider)
+
+    if not TYPE_CHECKING:  # hidden from the type checker, which would take any name then
+
+        def __getattr__(self, name: str) -> Any:
+            # Reached only for a name the server does not have.
+            advice = _SDK_PRIVATE.get(name)
+            if advice is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            raise AttributeError(
+                f"toolwire's Server has no {name} (a private object of the official SDK): {advice}"
+            )
 
     @property
     def settings(self) -> Any:
