@@ -30,7 +30,7 @@ def migrated(source: Path, folder: Path) -> Path:
     after = copy.read_text(encoding="utf-8").splitlines()
     for line in difflib.ndiff(before, after):
         if line.startswith("- "):
-            assert IMPORT.match(line[2:]) or "mcp." in line, line
+            assert IMPORT.match(line[2:]) or "mcp." in line or "mcp_types." in line, line
         elif line.startswith("+ "):
             assert IMPORT.match(line[2:]) or "toolwire." in line, line
     return copy

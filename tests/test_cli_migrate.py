@@ -456,12 +456,13 @@ def test_the_import_table_of_the_docs_is_written_from_the_source() -> None:
 
 
 def test_the_table_moves_only_incumbent_modules_to_toolwire_modules() -> None:
+    from toolwire.cli.migrate import ROOTS
     from toolwire.cli.migrate_doc import TITLES
     from toolwire.cli.migrate_table import ROWS
 
     assert len({(row[0], row[1]) for row in ROWS}) == len(ROWS)
     for module, name, target, target_name, section, note in ROWS:
-        assert module.split(".")[0] in ("mcp", "fastmcp"), module
+        assert module.split(".")[0] in ROOTS, module
         assert section in TITLES
         assert (target.split(".")[0] == "toolwire") != bool(note), (module, name)
         assert name != "*" or not target_name

@@ -12,12 +12,23 @@ import json
 import re
 import sys
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
-from toolwire import Client, ClientError, Context, RPCError, Server, ServerError, ToolError
+from toolwire import (
+    Client,
+    ClientError,
+    Context,
+    RPCError,
+    Server,
+    ServerError,
+    TaskConfig,
+    ToolError,
+    types,
+)
 from toolwire.auth import ResourceServer, StaticTokens
 from toolwire.errors import ClientTimeout
 
@@ -398,8 +409,58 @@ def test_task_options_are_checked() -> None:
     def job() -> None:
         """A job."""
 
-    with pytest.raises(RegistrationError, match='task= is "optional", "required" or None'):
+    with pytest.raises(RegistrationError, match='task= is "optional", "required", True, a Tas'):
         Server("S").tool(task="always")(job)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match='mode is "optional", "required" or "forbidden"'):
+        TaskConfig(mode="always")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="poll_interval must be positive"):
+        TaskConfig(poll_interval=timedelta(0))
+    # FastMCP's spellings
+    mcp = Server("S")
+    assert mcp.add_tool(job, name="a", task=True).task == "optional"
+    assert mcp.add_tool(job, name="b", task=False).task is None
+    assert mcp.add_tool(job, name="c", task=TaskConfig("required")).task == "required"
+    assert mcp.add_tool(job, name="d", task=TaskConfig("forbidden")).task is None
+
+
+async def test_a_task_that_asks_by_returning_an_input_required_result() -> None:
+    """FastMCP's guard pattern run as a task: the task waits in input_required, tasks/update
+    brings the answer, and the tool runs again reading it in ctx.input_responses; the task
+    asks clients to poll at its TaskConfig's interval."""
+    mcp = Server("Guard")
+
+    @mcp.tool(task=TaskConfig(poll_interval=timedelta(milliseconds=250)))
+    async def plan(ctx: Context) -> str | types.InputRequiredResult:
+        answers = ctx.input_responses
+        if answers is None:
+            question = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(
+                    message="Confirm?",
+                    requested_schema={
+                        "type": "object",
+                        "properties": {"confirm": {"type": "boolean"}},
+                        "required": ["confirm"],
+                    },
+                )
+            )
+            return types.InputRequiredResult(
+                result_type="input_required", input_requests={"ok": question}
+            )
+        answer = answers["ok"]
+        assert isinstance(answer, types.ElicitResult)
+        return f"confirmed: {answer.content['confirm']}"  # type: ignore[index]
+
+    def confirm(params: dict[str, Any]) -> dict[str, Any]:
+        assert params["message"] == "Confirm?"
+        return {"action": "accept", "content": {"confirm": True}}
+
+    async with recording_client(mcp, elicitation_handler=confirm) as (client, sent):
+        created = await client.request("tools/call", {"name": "plan", "arguments": {}, "task": {}})
+        assert created["resultType"] == "task" and created["pollIntervalMs"] == 250
+        sent.clear()
+        result = await client.call_tool("plan", {})
+        assert result.text == "confirmed: True" and not result.is_error
+        assert "tasks/update" in sent
 
 
 # ---------------------------------------------------------------------------- the example
