@@ -29,6 +29,7 @@ from ..errors import ToolError
 from ..protocol.revisions import Features
 from .fastmcp_context import FastMCPContext
 from .inputs import (
+    ASKS,
     ElicitationResult,
     InputRequired,
     InputUnavailable,
@@ -421,11 +422,7 @@ class Context(FastMCPContext):
         On 2026-07-28 the call ends here and the tool runs again from the top once the
         client has the answer, so do side effects after the questions, not before.
         """
-        self._require(
-            "elicitation",
-            "2025-06-18",
-            "The client cannot ask the user for input (no elicitation support)",
-        )
+        self._require(*ASKS["elicitation/create"])
         read: Callable[..., ElicitationResult] = elicitation_result
         if response_type is _FASTMCP and (
             isinstance(schema, dict) or hasattr(schema, "model_json_schema")
@@ -507,9 +504,7 @@ class Context(FastMCPContext):
         for clients that declared ``sampling.tools``): ``result.tool_calls`` are the calls
         the model asked for; run them and ask again with their results.
         """
-        self._require(
-            "sampling", "2024-11-05", "The client offers no model to ask (no sampling support)"
-        )
+        self._require(*ASKS["sampling/createMessage"])
         if tools is not None or tool_choice is not None:
             self._require(
                 "sampling",
@@ -533,7 +528,7 @@ class Context(FastMCPContext):
     async def list_roots(self, *, key: str | None = None) -> list[Root]:
         """The client's roots (``Root.uri``, ``Root.name``): the directories or files it
         lets this server work on; ``key`` names the question (default ``roots-N``)."""
-        self._require("roots", "2024-11-05", "The client shares no roots (no roots support)")
+        self._require(*ASKS["roots/list"])
         answer = await self._ask("roots", "roots/list", {}, key)
         return self._understood(roots_result, answer)
 
@@ -595,6 +590,11 @@ class Context(FastMCPContext):
         self._asked, self._keys = 0, set()  # the tool runs again from the top
         for key, asked in requests.items():
             method, params = asked.get("method"), asked.get("params") or {}
+            if method not in ASKS:
+                raise ToolError(
+                    f"A tool cannot ask the client {method!r}: ask for one of {', '.join(ASKS)}"
+                )
+            self._require(*ASKS[method])
             answered = fingerprint(method, params)
             if self._task is not None:
                 self._answers[key] = [answered, await self._task.ask(key, method, params)]

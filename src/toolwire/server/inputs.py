@@ -39,6 +39,22 @@ JSON = dict[str, Any]
 
 STATE_TTL_S = 600.0
 
+# What a server may ask a client: the capability it needs, from which revision, and the
+# refusal when the client did not declare it.
+ASKS = {
+    "elicitation/create": (
+        "elicitation",
+        "2025-06-18",
+        "The client cannot ask the user for input (no elicitation support)",
+    ),
+    "sampling/createMessage": (
+        "sampling",
+        "2024-11-05",
+        "The client offers no model to ask (no sampling support)",
+    ),
+    "roots/list": ("roots", "2024-11-05", "The client shares no roots (no roots support)"),
+}
+
 
 class InputUnavailable(ToolError):
     """The client cannot answer this kind of question (it did not declare the capability).
@@ -384,8 +400,11 @@ def renders_apps(capabilities: JSON | None) -> bool:
 
 
 # A tool that asks by returning an InputRequiredResult (FastMCP's guard pattern) is answered
-# and run again until it returns something else, at most this many times.
+# and run again until it returns something else: at most this many times in one request,
+# and with at most this many answers over the call's rounds (on 2026-07-28 each round is a
+# request of its own).
 MAX_RETURNED_ROUNDS = 8
+MAX_RETURNED_ANSWERS = 16
 
 
 async def answer_returned(
@@ -403,7 +422,17 @@ async def answer_returned(
                 f"Tool '{tool}' returned an InputRequiredResult but takes no Context, so it "
                 "cannot read the answers: add a ctx: Context parameter (ctx.input_responses)"
             )
-        await context._answer(result.get("inputRequests") or {})
+        if len(context._answers) >= MAX_RETURNED_ANSWERS:
+            return _refused(
+                f"Tool '{tool}' asked {MAX_RETURNED_ANSWERS} questions in one call without "
+                "finishing: it must return a result once ctx.input_responses holds its answers"
+            )
+        try:
+            await context._answer(result.get("inputRequests") or {})
+        except MissingClientCapability:
+            raise  # 2026-07-28: the request is refused as a whole (JR-37)
+        except ToolError as exc:  # what this client cannot be asked
+            return _refused(str(exc))
         result = await again()
     if result.get("resultType") != "input_required":
         return result

@@ -93,24 +93,24 @@ class ToolCalls(ServerCore):
             _current.set(context)  # this task's own copy of the context variables
         runner = self.runner
 
-        async def run(caller: Any) -> Any:
-            def once() -> Any:
-                return tool.run(
-                    arguments,
-                    context,
-                    lambda fn, kwargs: runner.run(fn, kwargs, caller),
-                    mask_errors=self.mask_errors,
-                    timeout=self.tool_timeout,
-                    on_timeout=context._cancel if context is not None else None,
-                )
-
-            result = await once()
-            if result.get("resultType") == "input_required":  # the tool asks by returning
-                result = await answer_returned(result, context, once, tool.name)
-            return result
+        def run(caller: Any) -> Any:
+            return tool.run(
+                arguments,
+                context,
+                lambda fn, kwargs: runner.run(fn, kwargs, caller),
+                mask_errors=self.mask_errors,
+                timeout=self.tool_timeout,
+                on_timeout=context._cancel if context is not None else None,
+            )
 
         try:
             result = await self.admitted(connection, request, run)
+            if result.get("resultType") == "input_required":  # the tool asks by returning
+
+                def again() -> Any:
+                    return self.admitted(connection, request, run)
+
+                result = await answer_returned(result, context, again, tool.name)
         except InputRequired as needed:  # modern: the client answers, then calls again
             return needed.result(self.signer, tool.name, arguments, request.caller)
         except InvalidAnswer as exc:
