@@ -373,6 +373,7 @@ def build_tool(op: Operation, resolver: Resolver, client: httpx.AsyncClient, tag
         annotations=annotations,
         tags=[t for t in op.spec.get("tags") or () if isinstance(t, str)] if tags else (),
         output_schema=False,
+        split_lists=False,  # an array the API answers is one JSON document
     )
     nulls = op.nulls_absent
     tool.schema = FunctionSchema(
