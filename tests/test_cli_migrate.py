@@ -467,3 +467,33 @@ def test_the_table_moves_only_incumbent_modules_to_toolwire_modules() -> None:
         assert (target.split(".")[0] == "toolwire") != bool(note), (module, name)
         assert name != "*" or not target_name
     assert json.dumps(ROWS)  # plain data
+
+
+def test_fastmcp_4s_packages_and_names_are_moved(tmp_path: Path) -> None:
+    """FastMCP 4 keeps the protocol's models in ``mcp_types`` and tasks in ``fastmcp_tasks``."""
+    server = tmp_path / "server.py"
+    server.write_text(
+        "import mcp_types\n"
+        "from fastmcp import FastMCP\n"
+        "from fastmcp.server import create_proxy\n"
+        "from fastmcp.utilities.tasks import TaskConfig\n"
+        "from fastmcp_tasks import TasksExtension\n\n"
+        "mcp = FastMCP('x')\n"
+        "mcp.add_extension(TasksExtension())\n"
+        "upstream = create_proxy('http://127.0.0.1:9/mcp', name='up')\n"
+        "done = mcp_types.TextContent(type='text', text='ok')\n"
+        "print(TaskConfig(poll_interval=1).poll_ms, upstream.name, done.text)\n",
+        encoding="utf-8",
+    )
+    done = migrate(server)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{server}: rewrote 5 imports and 1 use\n"
+    assert server.read_text(encoding="utf-8").splitlines()[:5] == [
+        "import toolwire.types",
+        "from toolwire import FastMCP",
+        "from toolwire.proxy import proxy as create_proxy",
+        "from toolwire import TaskConfig",
+        "from toolwire import TasksExtension",
+    ]
+    ran = subprocess.run([sys.executable, str(server)], capture_output=True, text=True, timeout=30)
+    assert (ran.returncode, ran.stdout) == (0, "1000 up ok\n"), ran.stderr

@@ -109,6 +109,7 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("fastmcp", "FastMCP", "toolwire", "FastMCP", FASTMCP, ""),
     ("fastmcp", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.server", "FastMCP", "toolwire", "FastMCP", FASTMCP, ""),
+    ("fastmcp.server", "create_proxy", "toolwire.proxy", "proxy", FASTMCP, ""),
     ("fastmcp.server", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.server.server", "FastMCP", "toolwire", "FastMCP", FASTMCP, ""),
     ("fastmcp.server.context", "*", "toolwire", "", FASTMCP, ""),
