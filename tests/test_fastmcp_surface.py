@@ -325,3 +325,14 @@ async def test_run_async_refuses_unknown_transports() -> None:
         await Server("x").run_async(transport="websocket")
     with pytest.raises(ValueError, match="use transport='streamable-http'"):
         await Server("x").run_async(transport="sse")
+
+
+def test_tasks_extension_is_accepted_and_a_redis_url_is_refused_naming_the_store() -> None:
+    from toolwire import FastMCP, TasksExtension
+
+    mcp = FastMCP("tasks")
+    mcp.add_extension(TasksExtension())
+    mcp.add_extension(TasksExtension(url="memory://"))
+    assert mcp.extensions == {}  # toolwire serves the Tasks extension itself
+    with pytest.raises(TypeError, match=r"http_app\(store=RedisStore\('redis://h/0'\)\)"):
+        TasksExtension(url="redis://h/0")

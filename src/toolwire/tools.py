@@ -70,9 +70,7 @@ class TaskConfig:
             raise ValueError(
                 f'TaskConfig mode is "optional", "required" or "forbidden", not {mode!r}'
             )
-        seconds = (
-            poll_interval.total_seconds() if isinstance(poll_interval, timedelta) else poll_interval
-        )
+        seconds = _seconds(poll_interval)
         if seconds is not None and not seconds > 0:
             raise ValueError(f"TaskConfig poll_interval must be positive, not {poll_interval!r}")
         self.mode = mode
@@ -84,11 +82,12 @@ class TaskConfig:
     @property
     def poll_ms(self) -> int | None:
         """The poll interval in milliseconds, or None for the server's."""
-        interval = self.poll_interval
-        if interval is None:
-            return None
-        seconds = interval.total_seconds() if isinstance(interval, timedelta) else interval
-        return max(1, round(seconds * 1000))
+        seconds = _seconds(self.poll_interval)
+        return None if seconds is None else max(1, round(seconds * 1000))
+
+
+def _seconds(interval: timedelta | float | None) -> float | None:
+    return interval.total_seconds() if isinstance(interval, timedelta) else interval
 
 
 def check_name(name: str) -> str:

@@ -19,9 +19,10 @@
         return "built"
 
 toolwire runs a tool marked ``task=`` as a task for a 2026-07-28 client that declares the
-Tasks extension, and as an ordinary call otherwise; tasks live in the server (or in its
-``store=`` for several workers), so ``TasksExtension`` has nothing to set up: it is accepted
-so that FastMCP code runs unchanged, and a Redis ``url=`` is refused with where it goes.
+Tasks extension, and as an ordinary call otherwise; tasks live in the server (or in the
+``http_app(store=RedisStore(url))`` of several workers), so ``TasksExtension`` has nothing
+to set up: it is accepted so that FastMCP code runs unchanged, and a Redis ``url=`` is
+refused with where it goes.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ class TasksExtension:
     def __init__(self, url: str | None = None, **options: Any) -> None:
         if url is not None and not url.startswith("memory://"):
             raise TypeError(
-                "toolwire keeps tasks in the server's store: for several workers give "
-                f"Server(store=RedisStore({url!r})) instead of TasksExtension(url=...)"
+                "toolwire keeps tasks in the server's store: for several workers serve "
+                f"mcp.http_app(store=RedisStore({url!r})) (toolwire.transports.http_store) "
+                "instead of giving TasksExtension(url=...)"
             )
         self.options = options
 
