@@ -35,6 +35,7 @@ from .http_asgi import (
     Receive,
     Scope,
     Send,
+    closing_connection,
     json_answer,
     plain,
     request_headers,
@@ -152,6 +153,8 @@ class HttpApp(Answering):
             return
         if scope["type"] != "http":
             return
+        if self.draining:  # each answer closes its connection: the next request goes elsewhere
+            send = closing_connection(send)
         path = scope["path"]
         root = scope.get("root_path", "")
         if root and path.startswith(root):  # mounted under a prefix (Starlette's Mount)

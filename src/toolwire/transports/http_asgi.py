@@ -28,6 +28,20 @@ async def disconnected(receive: Receive) -> None:
         pass
 
 
+def closing_connection(send: Send) -> Send:
+    """``send`` whose answer carries ``Connection: close``: the server closes the connection
+    once the answer is written, so the client sends its next request on a new one (while a
+    worker drains, a new one reaches another worker)."""
+
+    async def closing(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            headers = [*message.get("headers", ()), (b"connection", b"close")]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return closing
+
+
 async def plain(send: Send, status: int, body: bytes) -> None:
     await send(
         {
