@@ -73,6 +73,9 @@ class HttpServer(Protocol):
 
     def header_params(self, tool: str) -> dict[str, str]: ...
 
+    async def drain_connections(self, grace: float) -> None: ...
+
+    shutdown_grace: float
     change_hooks: list[Callable[[JSON], None]]
     shared_store: Any  # the store, when other workers share it (tasks are kept there)
 
@@ -128,6 +131,8 @@ class HttpApp(Answering):
         self.health = Health.of(health)  # /healthz and /readyz (see .http_health)
         self.drain_delay = drain_delay  # seconds still served, not ready, after SIGTERM
         self.draining = False  # a shutdown began: readiness is false
+        self.own_runner = False  # mcp.run() serves it: its runner drains on SIGTERM
+        self._unwatch: Callable[[], None] | None = None  # another runner: the signal watch
         self.auth = auth if auth is not None else getattr(server, "auth", None)
         self.metadata = MetadataDocument(self.auth) if self.auth is not None else None
         self.store: SessionStore = store or MemoryStore()
@@ -206,8 +211,14 @@ class HttpApp(Answering):
                 if self.store.shared:
                     self.server.change_hooks.append(self.changes.publish)
                     self.server.shared_store = self.store  # tasks are seen by every worker
+                if not self.own_runner:  # uvicorn module:app, gunicorn: stop on its signal
+                    from .http_run import stop_with_the_runner
+
+                    self._unwatch = stop_with_the_runner(self.stop)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                if self._unwatch is not None:
+                    self._unwatch()
                 await self.close()
                 if self.changes.publish in self.server.change_hooks:
                     self.server.change_hooks.remove(self.changes.publish)
@@ -219,6 +230,14 @@ class HttpApp(Answering):
                 await self.server.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def stop(self) -> None:
+        """A graceful stop the runner does not do itself: not ready from now on, the calls in
+        flight get the server's ``shutdown_grace``, then every stream ends, so the runner's
+        wait for open connections ends too."""
+        self.draining = True
+        await self.server.drain_connections(self.server.shutdown_grace)
+        await self.close()
 
     async def close(self) -> None:
         """End every session, giving calls in flight a moment to answer. A call cut short

@@ -29,7 +29,7 @@ import logging
 import signal
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any
 
 from ..errors import ListenError
@@ -55,6 +55,7 @@ def serve_uvicorn(
     ``on_listening(host, port)`` is called once the socket accepts connections (the port
     actually bound, also when ``port=0`` asked for a free one)."""
     server = _graceful(app, host, port, log_level, grace, drain, on_listening)
+    app.own_runner = True  # this runner drains on a signal: the app need not watch for one
     with _signals_end_the_run():
         server.run()
 
@@ -72,6 +73,7 @@ async def serve_uvicorn_async(
     """:func:`serve_uvicorn` on the running event loop (``await mcp.run_async("http")``):
     until a signal, or until the awaiting task is cancelled."""
     server = _graceful(app, host, port, log_level, grace, drain, on_listening)
+    app.own_runner = True
     try:
         await server.serve()
     except asyncio.CancelledError:  # cancelled: the same graceful shutdown as on a signal
@@ -196,6 +198,38 @@ def _signals_end_the_run() -> Iterator[None]:
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
+
+
+def stop_with_the_runner(stop: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
+    """Under a runner that is not this module's (``uvicorn module:app``, ``--workers N``,
+    gunicorn's uvicorn workers), the first ``SIGTERM``/``SIGINT`` also runs ``stop()`` on the
+    event loop, after the runner's own handler: uvicorn alone waits for every connection to
+    close, and a stream never closes by itself. The handlers the runner installed (when the
+    app's lifespan starts) keep running first; a second signal is theirs alone (uvicorn then
+    forces the exit). Returns the function that puts the runner's handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    loop = asyncio.get_running_loop()
+    started: list[asyncio.Task[None]] = []
+    saved: dict[signal.Signals, Any] = {}
+
+    def chained(signum: int, frame: Any) -> None:
+        runner = saved.get(signal.Signals(signum))
+        if callable(runner):
+            runner(signum, frame)
+        if not started:
+            loop.call_soon_threadsafe(lambda: started.append(loop.create_task(stop())))
+
+    for signum in _signals():
+        saved[signum] = signal.getsignal(signum)
+        signal.signal(signum, chained)
+
+    def restore() -> None:
+        for signum, handler in saved.items():
+            if signal.getsignal(signum) is chained:
+                signal.signal(signum, handler)
+
+    return restore
 
 
 def _signals() -> list[signal.Signals]:
