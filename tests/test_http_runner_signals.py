@@ -103,3 +103,35 @@ async def drive(process: subprocess.Popen[bytes], url: str) -> int:
         result = await asyncio.wait_for(call, TIMEOUT)  # within the server's grace
         assert (result.text, result.is_error) == ("held", False)
         return await asyncio.to_thread(process.wait, TIMEOUT)
+
+
+async def test_only_signals_the_runner_handles_are_watched_and_put_back() -> None:
+    """A signal left to its default action (the process ends) is not taken over; one the
+    runner handles runs the runner's handler, then the stop, once; both are put back."""
+    from toolwire.transports.http_run import stop_with_the_runner
+
+    seen: list[int] = []
+    stops: list[int] = []
+    stopped = asyncio.Event()
+
+    async def stop() -> None:
+        stops.append(1)
+        stopped.set()
+
+    saved = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+    saved_term = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        restore = stop_with_the_runner(stop)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        watched = signal.getsignal(signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
+        await asyncio.wait_for(stopped.wait(), TIMEOUT)
+        assert seen == [signal.SIGINT, signal.SIGINT]  # the runner's handler, each time
+        assert stops == [1]  # the stop, once
+        restore()
+        assert signal.getsignal(signal.SIGINT) is not watched
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGINT, saved)
+        signal.signal(signal.SIGTERM, saved_term)

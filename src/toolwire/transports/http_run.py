@@ -203,29 +203,33 @@ def _signals_end_the_run() -> Iterator[None]:
 def stop_with_the_runner(stop: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
     """Under a runner that is not this module's (``uvicorn module:app``, ``--workers N``,
     gunicorn's uvicorn workers), the first ``SIGTERM``/``SIGINT`` also runs ``stop()`` on the
-    event loop, after the runner's own handler: uvicorn alone waits for every connection to
-    close, and a stream never closes by itself. The handlers the runner installed (when the
-    app's lifespan starts) keep running first; a second signal is theirs alone (uvicorn then
-    forces the exit). Returns the function that puts the runner's handlers back."""
+    event loop: uvicorn alone waits for every connection to close, and a stream never closes
+    by itself. Only a signal the runner handles itself (it installed a handler before the
+    app's lifespan started) is watched, and that handler still runs first; a second signal
+    is the runner's alone (uvicorn then forces the exit). Returns the function that puts
+    the runner's handlers back."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     loop = asyncio.get_running_loop()
-    started: list[asyncio.Task[None]] = []
-    saved: dict[signal.Signals, Any] = {}
+    started: list[bool] = []  # the stop was asked for (once)
+    tasks: set[asyncio.Task[None]] = set()
+    runners: dict[signal.Signals, Callable[[int, Any], Any]] = {}
+    for signum in _signals():
+        handler = signal.getsignal(signum)
+        if callable(handler):
+            runners[signum] = handler
 
     def chained(signum: int, frame: Any) -> None:
-        runner = saved.get(signal.Signals(signum))
-        if callable(runner):
-            runner(signum, frame)
-        if not started:
-            loop.call_soon_threadsafe(lambda: started.append(loop.create_task(stop())))
+        runners[signal.Signals(signum)](signum, frame)
+        if not started and not loop.is_closed():
+            started.append(True)
+            loop.call_soon_threadsafe(lambda: tasks.add(loop.create_task(stop())))
 
-    for signum in _signals():
-        saved[signum] = signal.getsignal(signum)
+    for signum in runners:
         signal.signal(signum, chained)
 
     def restore() -> None:
-        for signum, handler in saved.items():
+        for signum, handler in runners.items():
             if signal.getsignal(signum) is chained:
                 signal.signal(signum, handler)
 
