@@ -1,12 +1,15 @@
 """Tasks across workers: two worker processes sharing a RedisStore (and nginx round-robin in
 front), all real and on loopback. A task started through worker A is polled, answered and
 cancelled through worker B; a task whose worker is killed (SIGKILL) is reported ``failed``
-through the other, never left ``working``. Every message is checked against 2026-07-28."""
+through the other, never left ``working``; a task whose worker is stopped (SIGTERM) ends
+within the worker's grace, or fails saying so. Every message is checked against 2026-07-28."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,8 @@ pytestmark = pytest.mark.timeout(60)
 MODERN = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
 SERVER = Path(__file__).parent / "servers" / "http_scale.py"
-FOLLOW_TIMEOUT = "2"  # seconds after which a silent worker counts as gone
+HEARTBEAT_S = 5.0  # RedisStore's default: a worker that has not beaten this long is gone
+STOPPED = (0, -signal.SIGTERM)  # uvicorn.run() raises the signal again once it has stopped
 OPTIONS = {
     "extension_methods": ["tasks/get", "tasks/update", "tasks/cancel"],
     "extension_result_types": ["task"],
@@ -40,7 +44,15 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture
 def workers(redis_url: str) -> Iterator[tuple[Worker, Worker]]:
-    args = ("--redis", redis_url, "--follow-timeout", FOLLOW_TIMEOUT)
+    args = ("--redis", redis_url)
+    with start_worker(SERVER, *args) as a, start_worker(SERVER, *args) as b:
+        yield a, b
+
+
+@contextlib.contextmanager
+def graceful(redis_url: str, grace: float) -> Iterator[tuple[Worker, Worker]]:
+    """Two workers whose calls and tasks get ``grace`` seconds on SIGTERM."""
+    args = ("--redis", redis_url, "--grace", str(grace))
     with start_worker(SERVER, *args) as a, start_worker(SERVER, *args) as b:
         yield a, b
 
@@ -102,7 +114,10 @@ async def test_a_task_whose_worker_died_is_failed_on_the_other(
             "status"
         ] == "working"
         a.kill()
+        killed = time.monotonic()
         failed = await poll(through_b, created["taskId"], "failed")
+        # noticed once the heartbeat lapsed: seconds, not the half minute it once took
+        assert time.monotonic() - killed < 3 * HEARTBEAT_S
         assert failed["error"]["message"] == "The worker running the task stopped"
         assert "result" not in failed
 
@@ -116,3 +131,32 @@ async def test_call_tool_behind_a_balancer_waits_for_the_task(
             for _ in range(3):  # polls alternate between the workers
                 result = await client.call_tool("long_job", {"seconds": 0.3})
                 assert int(result.text) in (a.pid, b.pid)
+
+
+async def test_a_task_running_when_its_worker_is_stopped_ends_within_the_grace(
+    redis_url: str,
+) -> None:
+    with graceful(redis_url, grace=20) as (a, b):
+        async with clients(a, b) as (through_a, through_b):
+            created = await through_a.request(
+                "tools/call", {"name": "long_job", "arguments": {"seconds": 1.5}}
+            )
+            a.process.send_signal(signal.SIGTERM)
+            done = await poll(through_b, created["taskId"], "completed")
+            assert done["result"]["content"][0]["text"] == str(a.pid)  # a finished it
+            assert await asyncio.to_thread(a.process.wait, 20) in STOPPED
+
+
+async def test_a_task_longer_than_the_grace_fails_saying_its_worker_stopped(
+    redis_url: str,
+) -> None:
+    with graceful(redis_url, grace=0.5) as (a, b):
+        async with clients(a, b) as (through_a, through_b):
+            created = await through_a.request(
+                "tools/call", {"name": "long_job", "arguments": {"seconds": 60}}
+            )
+            a.process.send_signal(signal.SIGTERM)
+            failed = await poll(through_b, created["taskId"], "failed")
+            assert failed["error"]["message"] == "The worker running the task stopped"
+            assert failed["statusMessage"] == failed["error"]["message"]
+            assert await asyncio.to_thread(a.process.wait, 20) in STOPPED

@@ -53,6 +53,7 @@ QUICK = 2.0  # seconds within which a refusal must come (the broken behaviour: 5
 FRESH = httpx.Limits(max_keepalive_connections=0)
 PAUSE = 5.5  # seconds a call stays silent before its result: past redis-py's socket timeout
 FOLLOW = 6.0  # the workers' follow_timeout: longer than redis-py's 5 s socket timeout
+HEARTBEAT = 5.0  # RedisStore's default: how long a dead worker's heartbeat lives
 JSON = dict[str, Any]
 NO_PERSISTENCE = ["--save", "", "--appendonly", "no", "--loglevel", "notice"]
 
@@ -355,8 +356,8 @@ async def test_a_slow_call_resumed_on_the_other_worker_gets_every_event_and_its_
 
 async def test_a_resumed_stream_of_a_killed_worker_ends_with_an_error_in_bound() -> None:
     """Findings 1 and 2: the call's worker is SIGKILLed; resumed through the other worker the
-    stream replays what was sent, then ends with a JSON-RPC error for the request within the
-    store's ``follow_timeout`` (which is longer than redis-py's socket timeout)."""
+    stream replays what was sent, then ends with a JSON-RPC error for the request once the
+    dead worker's heartbeat lapsed (``RedisStore(heartbeat=5.0)``) and one more read."""
     with own_redis() as redis, workers(redis) as (a, b):
         async with httpx.AsyncClient(timeout=TIMEOUT, limits=FRESH) as http:
             peer = Peer(http, a.url)
@@ -379,11 +380,11 @@ async def test_a_resumed_stream_of_a_killed_worker_ends_with_an_error_in_bound()
     assert rest[-1]["id"] == message["id"]
     error = rest[-1]["error"]
     assert error["code"] == -32603 and "gone" in error["message"], error
-    assert took < FOLLOW + 3, f"the resumed stream took {took:.1f} s to end"
+    assert took < HEARTBEAT + 4, f"the resumed stream took {took:.1f} s to end"
     record(
         "streams: resumed after its worker was SIGKILLed",
         f"progress 1 replayed, then error {error['code']} after {took:.1f} s "
-        f"(follow_timeout {FOLLOW:g} s)",
+        f"(heartbeat {HEARTBEAT:g} s)",
         rss_before_mib=rss_before,
         rss_after_mib=rss_after,
         others=figures(times, errors),

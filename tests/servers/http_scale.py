@@ -34,8 +34,8 @@ class Confirmation(BaseModel):
     go: bool
 
 
-def build() -> Server:
-    mcp = Server("http-scale", version="0.0.1")
+def build(shutdown_grace: float = 2.0) -> Server:
+    mcp = Server("http-scale", version="0.0.1", shutdown_grace=shutdown_grace)
 
     @mcp.tool()
     async def whoami(ctx: Context) -> int:
@@ -105,11 +105,14 @@ def main() -> None:
     parser.add_argument("--fd", type=int, required=True, help="a listening socket to serve on")
     parser.add_argument("--redis", required=True, help="redis://127.0.0.1:PORT/0")
     parser.add_argument(
-        "--follow-timeout", type=float, default=30.0, help="how soon a dead worker is noticed"
+        "--follow-timeout", type=float, default=30.0, help="how long a writer unknown is awaited"
+    )
+    parser.add_argument(
+        "--grace", type=float, default=2.0, help="what calls and tasks get on SIGTERM (seconds)"
     )
     options = parser.parse_args()
     store = RedisStore(options.redis, follow_timeout=options.follow_timeout)
-    app = build().http_app(store=store)
+    app = build(options.grace).http_app(store=store)
     uvicorn.run(app, fd=options.fd, log_level="warning", lifespan="on")
 
 

@@ -569,10 +569,14 @@ class ServerCore:
         )
 
     async def drain_connections(self, grace: float) -> None:
-        """Stop every connection at once: listen streams end, calls in flight get ``grace``
-        seconds to answer, the rest are cancelled (a graceful shutdown's middle step)."""
-        connections = list(self._connections)
-        await asyncio.gather(*(connection.drain(grace) for connection in connections))
+        """Stop every connection at once: listen streams end, calls in flight and running
+        tasks get ``grace`` seconds to end, the rest are cancelled (a graceful shutdown's
+        middle step)."""
+        draining = [connection.drain(grace) for connection in list(self._connections)]
+        tasks = getattr(self, "tasks", None)  # the task registry of a Server with task tools
+        if tasks is not None:
+            draining.append(tasks.finish(grace))
+        await asyncio.gather(*draining)
 
     async def run_stdio_async(self, **options: Any) -> None:
         """Serve one client on stdin/stdout until stdin closes (or SIGTERM/SIGINT)."""

@@ -52,6 +52,7 @@ TTL_MS = 3_600_000  # how long a task can be polled, from its creation
 POLL_INTERVAL_MS = 500
 MAX_TASKS = 10_000  # kept in memory at most; the oldest that ended go first
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
+STOPPED = "The worker running the task stopped"  # before the task ended, gracefully or not
 
 
 _second: tuple[int, str] = (0, "")  # the last whole second _now() wrote, and its text
@@ -90,6 +91,7 @@ class Task:
         self.changed: Callable[[Task], None] = lambda task: None  # the registry saves it
         self.dirty = False  # changed since it was last saved
         self.writer: asyncio.Future[None] | None = None
+        self.stopped = False  # its worker stopped before it ended (TaskRegistry.finish)
 
     def state(self) -> JSON:
         """The task as its creation result and ``tasks/get`` describe it."""
@@ -207,7 +209,7 @@ class TaskRegistry:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Task not found: {task_id[:100]!r}")
         worker = saved.pop("worker", None)
         if saved.get("status") not in TERMINAL and not await store.worker_alive(worker):
-            error = RPCError(jsonrpc.INTERNAL_ERROR, "The worker running the task stopped")
+            error = RPCError(jsonrpc.INTERNAL_ERROR, STOPPED)
             saved.pop("inputRequests", None)
             saved.update(status="failed", error=error.to_error(), statusMessage=error.message)
             saved["lastUpdatedAt"] = _now()
@@ -277,6 +279,23 @@ class TaskRegistry:
         self._changed(task)
         if task.writer is not None:
             await task.writer
+
+    async def finish(self, grace: float) -> None:
+        """A stopping server's tasks count as work in flight: those running get ``grace``
+        seconds to end, the rest fail saying that their worker stopped; every task's last
+        state is in the shared store before this returns (and the store closes)."""
+        running = {task.run: task for task in self._tasks.values() if task.run is not None}
+        pending = [run for run in running if not run.done()]
+        if pending:
+            _done, late = await asyncio.wait(pending, timeout=grace)
+            for run in late:
+                running[run].stopped = True
+                run.cancel()
+            if late:
+                await asyncio.wait(late, timeout=1.0)
+        writers = [task.writer for task in self._tasks.values() if task.writer is not None]
+        if any(not writer.done() for writer in writers):
+            await asyncio.wait(writers, timeout=2.0)
 
     def _forget_expired(self) -> None:
         """Forget the tasks whose TTL passed: the oldest first, as every task has the same
@@ -419,7 +438,7 @@ async def _value(result: Any) -> Any:
 def _settle(task: Task, run: asyncio.Future[Any]) -> None:
     """The run of a task started by the tool ended: its result or error is the task's."""
     if run.cancelled():
-        task._move("cancelled", "The task was cancelled")
+        _cancelled(task)
     elif isinstance(run.exception(), RPCError):
         error = run.exception()
         assert isinstance(error, RPCError)
@@ -432,6 +451,16 @@ def _settle(task: Task, run: asyncio.Future[Any]) -> None:
     else:
         task.result = {**run.result(), "resultType": "complete"}
         task._move("completed")
+
+
+def _cancelled(task: Task) -> None:
+    """The run of ``task`` was cancelled: by ``tasks/cancel``, or by its worker stopping."""
+    if task.stopped:
+        error = RPCError(jsonrpc.INTERNAL_ERROR, STOPPED)
+        task.error = error.to_error()
+        task._move("failed", error.message)
+    else:
+        task._move("cancelled", "The task was cancelled")
 
 
 async def _answer(registry: TaskRegistry, task: Task, created: JSON) -> JSON:
@@ -475,7 +504,7 @@ async def _run(server: Any, tool: Tool, task: Task, context: Context, arguments:
             result = await answer_returned(result, context, once, tool.name)
     except asyncio.CancelledError:
         context._cancel()
-        task._move("cancelled", "The task was cancelled")
+        _cancelled(task)
         return
     except InvalidAnswer as exc:
         task.error = RPCError(jsonrpc.INVALID_PARAMS, f"Invalid inputResponses: {exc}").to_error()

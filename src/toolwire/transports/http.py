@@ -133,6 +133,7 @@ class HttpApp(Answering):
         self.draining = False  # a shutdown began: readiness is false
         self.own_runner = False  # mcp.run() serves it: its runner drains on SIGTERM
         self._unwatch: Callable[[], None] | None = None  # another runner: the signal watch
+        self._stopped: asyncio.Future[None] | None = None  # stop() began
         self.auth = auth if auth is not None else getattr(server, "auth", None)
         self.metadata = MetadataDocument(self.auth) if self.auth is not None else None
         self.store: SessionStore = store or MemoryStore()
@@ -219,7 +220,10 @@ class HttpApp(Answering):
             elif message["type"] == "lifespan.shutdown":
                 if self._unwatch is not None:
                     self._unwatch()
-                await self.close()
+                if self.own_runner:  # it drained already
+                    await self.close()
+                else:  # the stop its signal began, or one now: tasks too get their grace
+                    await self.stop()
                 if self.changes.publish in self.server.change_hooks:
                     self.server.change_hooks.remove(self.changes.publish)
                 if self.server.shared_store is self.store:
@@ -233,9 +237,15 @@ class HttpApp(Answering):
 
     async def stop(self) -> None:
         """A graceful stop the runner does not do itself: not ready from now on, the calls in
-        flight get the server's ``shutdown_grace``, then every stream ends, so the runner's
-        wait for open connections ends too."""
-        self.draining = True
+        flight and running tasks get the server's ``shutdown_grace``, then every stream ends,
+        so the runner's wait for open connections ends too. Done once: a second call waits
+        for the first."""
+        if self._stopped is None:
+            self.draining = True
+            self._stopped = asyncio.ensure_future(self._drain_and_close())
+        await asyncio.shield(self._stopped)
+
+    async def _drain_and_close(self) -> None:
         await self.server.drain_connections(self.server.shutdown_grace)
         await self.close()
 

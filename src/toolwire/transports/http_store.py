@@ -230,11 +230,13 @@ class RedisStore:
 
     ``RedisStore("redis://127.0.0.1:6379/0")``; keys start with ``prefix``; sessions expire
     after ``session_ttl`` seconds without use, event logs after ``stream_ttl``; a log keeps
-    at most ``max_events``. Each worker refreshes a heartbeat every ``follow_timeout / 3``
-    seconds that lives ``follow_timeout`` seconds: a stream resumed through another worker
-    follows its log for as long as the writing worker beats, and ends with an error at most
-    ``follow_timeout`` + 2 seconds after that worker died. Every Redis command must answer
-    within ``timeout`` seconds, or :class:`StoreUnavailable` is raised.
+    at most ``max_events``. Each worker refreshes a heartbeat every ``heartbeat / 3`` seconds
+    that lives ``heartbeat`` seconds: a stream resumed through another worker follows its log
+    for as long as the writing worker beats, and ends with an error at most ``heartbeat`` + 2
+    seconds after that worker died (``follow_timeout`` seconds without an event when its
+    writer is unknown); a task of a dead worker is reported failed as soon as its heartbeat
+    lapsed. Every Redis command must answer within ``timeout`` seconds, or
+    :class:`StoreUnavailable` is raised.
     """
 
     shared = True
@@ -248,6 +250,7 @@ class RedisStore:
         stream_ttl: int = 3_600,
         max_events: int = 1_024,
         follow_timeout: float = 30.0,
+        heartbeat: float = 5.0,
         timeout: float = 2.0,
     ) -> None:
         self.url = url
@@ -256,6 +259,7 @@ class RedisStore:
         self.stream_ttl = stream_ttl
         self.max_events = max_events
         self.follow_timeout = follow_timeout
+        self.heartbeat = heartbeat
         self.timeout = timeout
         self.instance = os.urandom(8).hex()  # tells our own announcements from others'
         self._redis: Any = None
@@ -340,13 +344,13 @@ class RedisStore:
             self._redis = None
 
     async def _beat(self) -> None:
-        """Keep this worker's heartbeat alive while it runs (see ``follow_timeout``)."""
+        """Keep this worker's heartbeat alive while it runs (see ``heartbeat``)."""
         key = self._worker_key(self.instance)
-        ttl = max(1, math.ceil(self.follow_timeout))
+        ttl_ms = max(1, math.ceil(self.heartbeat * 1000))
         failing = False
         while True:
             try:
-                await self._call(self._client().set(key, b"1", ex=ttl))
+                await self._call(self._client().set(key, b"1", px=ttl_ms))
                 if failing:
                     logger.warning("Redis answers again")
                 failing = False
@@ -354,7 +358,7 @@ class RedisStore:
                 if not failing:
                     logger.warning("Redis is unavailable: %s", exc)
                 failing = True
-            await asyncio.sleep(self.follow_timeout / 3)
+            await asyncio.sleep(self.heartbeat / 3)
 
     # ------------------------------------------------------------ sessions
 
@@ -520,7 +524,7 @@ class RedisStore:
         return state
 
     async def worker_alive(self, instance: str) -> bool:
-        """Whether the worker ``instance`` beat within ``follow_timeout``."""
+        """Whether the worker ``instance`` beat within ``heartbeat`` seconds."""
         return bool(await self._call(self._client().exists(self._worker_key(instance))))
 
     # ------------------------------------------------------------ announcements
