@@ -184,6 +184,26 @@ def http_arguments(command: argparse.ArgumentParser, transport_help: str) -> Non
         choices=("critical", "error", "warning", "info", "debug"),
         help="HTTP: the server log's level",
     )
+    command.add_argument(
+        "--redis",
+        metavar="URL",
+        help="HTTP: share sessions, streams and tasks with other workers through this Redis "
+        "(redis://HOST:PORT/DB)",
+    )
+    command.add_argument(
+        "--drain-delay",
+        type=seconds,
+        default=0.0,
+        metavar="SECONDS",
+        help="HTTP: after SIGTERM, go on serving this long while /readyz says not ready, so a "
+        "load balancer stops sending first (default 0)",
+    )
+    command.add_argument(
+        "--shutdown-grace",
+        type=seconds,
+        metavar="SECONDS",
+        help="what calls and tasks in flight get to end on SIGTERM (default: the server's, 2)",
+    )
 
 
 def port_number(text: str) -> int:
@@ -313,6 +333,7 @@ def _run(options: argparse.Namespace) -> int:
             options.port,
             options.path,
             options.log_level,
+            **commands.stop_options(options),
         )
 
 

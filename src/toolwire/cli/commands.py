@@ -30,13 +30,32 @@ OK, TOOL_FAILED, USAGE = 0, 1, 2
 TIMEOUT = 60.0
 
 
-def run(server: ServerCore, transport: str, host: str, port: int, path: str, log: str) -> int:
-    """Serve until the client leaves (stdio) or a signal arrives (http)."""
+def run(
+    server: ServerCore,
+    transport: str,
+    host: str,
+    port: int,
+    path: str,
+    log: str,
+    *,
+    redis: str | None = None,
+    drain_delay: float = 0.0,
+    shutdown_grace: float | None = None,
+) -> int:
+    """Serve until the client leaves (stdio) or a signal arrives (http). ``redis``: the
+    URL of the store the workers share; ``drain_delay``, ``shutdown_grace``: see
+    docs/deployment.md."""
+    if shutdown_grace is not None:
+        server.shutdown_grace = shutdown_grace
     if transport == "stdio":
+        if redis is not None or drain_delay:
+            return usage_error("--redis and --drain-delay are for --transport http")
         server.run()
         return OK
     try:
         require_extra("uvicorn", "--transport http")
+        if redis is not None:
+            require_extra("redis", "--redis")
     except TargetError as error:
         return usage_error(str(error))
 
@@ -45,13 +64,34 @@ def run(server: ServerCore, transport: str, host: str, port: int, path: str, log
         url = f"http://{shown}:{bound_port}{path}"
         print(f"Serving {server.name} over Streamable HTTP at {url}", file=sys.stderr, flush=True)
 
+    options: JSON = {"drain_delay": drain_delay}
+    if redis is not None:
+        from ..transports.http_store import RedisStore
+
+        options["store"] = RedisStore(redis)
     try:
         server.run(
-            transport="http", host=host, port=port, path=path, log_level=log, on_listening=listening
+            transport="http",
+            host=host,
+            port=port,
+            path=path,
+            log_level=log,
+            on_listening=listening,
+            **options,
         )
     except ListenError as error:
         return usage_error(f"{error}; {_listen_remedy(error)}")
     return OK
+
+
+def stop_options(options: Any) -> JSON:
+    """``run``'s keyword arguments from the command line's ``--redis``, ``--drain-delay``
+    and ``--shutdown-grace``."""
+    return {
+        "redis": options.redis,
+        "drain_delay": options.drain_delay,
+        "shutdown_grace": options.shutdown_grace,
+    }
 
 
 def _listen_remedy(error: ListenError) -> str:

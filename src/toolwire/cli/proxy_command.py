@@ -71,5 +71,11 @@ def command(options: argparse.Namespace) -> int:
         name = f"proxy of {shlex.split(options.server_command)[0]}"
     server = proxy(target.client, name=name, shared=options.shared, **client_options)
     return commands.run(
-        server, options.transport, options.host, options.port, options.path, options.log_level
+        server,
+        options.transport,
+        options.host,
+        options.port,
+        options.path,
+        options.log_level,
+        **commands.stop_options(options),
     )

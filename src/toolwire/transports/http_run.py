@@ -114,6 +114,8 @@ def _graceful(
             await drain(grace)
             await app.close()  # the streams still open (GET streams) end
             await super().shutdown(sockets)
+            if self.force_exit:  # a second signal cut the delay short: the lifespan still ends
+                await self.lifespan.shutdown()
 
     config = uvicorn.Config(
         app,
@@ -129,7 +131,8 @@ def _graceful(
 async def not_ready_first(app: Any, forced: Callable[[], bool]) -> None:
     """Readiness turns false; with ``drain_delay``, requests are still served that long
     (new connections too), so a load balancer polling the readiness endpoint stops sending
-    traffic before the listener closes. A second ``SIGINT`` (``forced``) cuts it short."""
+    traffic before the listener closes. A second ``SIGINT`` (``forced``) cuts it short; the
+    rest of the stop (the grace, the lifespan's end) still happens."""
     app.draining = True
     delay = getattr(app, "drain_delay", 0.0)
     if delay > 0:
