@@ -569,6 +569,7 @@ async def test_sigterm_answers_cut_calls_with_an_error_never_a_bare_500(revision
     cut = peer.sent(done_long.content)
     assert cut["id"] == long["id"] and cut["error"]["code"] == -32603, cut
     assert "shutting down" in cut["error"]["message"]
+    assert "may have taken effect" in cut["error"]["message"]  # not to be sent again blindly
     assert code == 0
     assert b"Traceback" not in b"".join(seen) + err
     record(

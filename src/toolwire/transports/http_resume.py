@@ -33,7 +33,10 @@ from .sse import Stream, parse_event_id
 
 logger = logging.getLogger("toolwire")
 
-WORKER_GONE = "The worker serving this request is gone; send the request again"
+WORKER_GONE = (
+    "The worker serving this request is gone; it may have taken effect, so check before "
+    "sending it again"
+)
 
 # How a stream is sent: (stream, receive, send, session_id=, after=)
 StreamOut = Callable[..., Awaitable[None]]
@@ -114,11 +117,18 @@ async def _from_log(
         copier.cancel()
 
 
+CUT_AT_SHUTDOWN = (
+    "The server is shutting down and the call was cut short; it may have taken effect, so "
+    "check before sending it again"
+)
+
+
 def cut_answer(mid: Any, closing: bool) -> tuple[int, bytes]:
     """The answer to a call whose stream ended before its response: the server is shutting
-    down (503, send it again, maybe elsewhere) or the session ended (404, HT-24)."""
+    down (503: the call ran, or began to, so it is not for sending again blindly) or the
+    session ended (404, HT-24)."""
     if closing:
-        error = RPCError(jsonrpc.INTERNAL_ERROR, "The server is shutting down; send it again")
+        error = RPCError(jsonrpc.INTERNAL_ERROR, CUT_AT_SHUTDOWN)
         return 503, jsonrpc.error_bytes(mid, error)
     error = RPCError(jsonrpc.INTERNAL_ERROR, "The session ended before the call was answered")
     return 404, jsonrpc.error_bytes(mid, error)
