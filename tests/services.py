@@ -336,11 +336,14 @@ http {{
             proxy_send_timeout 60s;
             proxy_set_header Connection "";
             proxy_set_header Host $http_host;
-            proxy_pass_request_headers on;
+            proxy_pass_request_headers on;{next_upstream}
         }}
     }}
 }}
 """
+
+
+RESEND_POSTS = "\n            proxy_next_upstream error non_idempotent;"
 
 
 def _user_line() -> str:
@@ -356,7 +359,9 @@ def _user_line() -> str:
 
 
 @contextlib.contextmanager
-def start_nginx(upstream_ports: Iterable[int]) -> Iterator[str]:
+def start_nginx(
+    upstream_ports: Iterable[int], server_options: str = "", *, resend_posts: bool = False
+) -> Iterator[str]:
     """nginx on 127.0.0.1 balancing round-robin over the given loopback ports.
 
     Yields the base URL (``http://127.0.0.1:PORT``). Streaming is unbuffered both ways and
@@ -364,7 +369,11 @@ def start_nginx(upstream_ports: Iterable[int]) -> Iterator[str]:
     ``Accept``) passes through. nginx takes its listening socket from this process (the
     ``NGINX`` environment variable names inherited sockets), so the port is ready at once.
     As nginx does by default, an idempotent request (a GET) that cannot reach a worker is
-    tried on the next one, so a dead worker costs nothing to a client that resumes a stream.
+    tried on the next one, so a dead worker costs nothing to a client that resumes a stream;
+    so is any request whose connection a worker refused. ``server_options`` follow each
+    upstream server (``" max_fails=0"``: a worker that refused is never set aside);
+    ``resend_posts``: a POST whose connection failed after it was sent is tried on the next
+    worker too (``proxy_next_upstream error non_idempotent``).
     """
     binary = require("nginx")
     ports = list(upstream_ports)
@@ -375,12 +384,14 @@ def start_nginx(upstream_ports: Iterable[int]) -> Iterator[str]:
         for sub in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi", "logs"):
             Path(tmp, sub).mkdir()
         conf = Path(tmp, "nginx.conf")
+        servers = (f"        server {LOOPBACK}:{p}{server_options};" for p in ports)
         conf.write_text(
             NGINX_CONF.format(
                 user=_user_line(),
                 tmp=tmp,
                 listen=f"{LOOPBACK}:{port}",
-                servers="\n".join(f"        server {LOOPBACK}:{p};" for p in ports),
+                servers="\n".join(servers),
+                next_upstream=RESEND_POSTS if resend_posts else "",
             )
         )
         env = {**os.environ, "NGINX": f"{sock.fileno()};"}
@@ -401,6 +412,9 @@ def start_nginx(upstream_ports: Iterable[int]) -> Iterator[str]:
             if not lines.wait_for("start worker process", READY_TIMEOUT):
                 raise _not_ready("nginx", process, lines)
             yield f"http://{LOOPBACK}:{port}"
+        except BaseException:  # nginx's last lines go with the failure (pytest shows them)
+            print("nginx:", *lines.kept, sep="\n")
+            raise
         finally:
             _stop(process)  # SIGTERM: nginx's fast shutdown
             lines.join()

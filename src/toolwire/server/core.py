@@ -564,9 +564,13 @@ class ServerCore:
             port=port,
             log_level=log_level,
             grace=self.shutdown_grace,
-            drain=self.drain_connections,
             on_listening=on_listening,
         )
+
+    def end_listening(self) -> None:
+        """End every connection's listen streams (a graceful shutdown's first step)."""
+        for connection in list(self._connections):
+            connection.end_listening()
 
     async def drain_connections(self, grace: float) -> None:
         """Stop every connection at once: listen streams end, calls in flight and running

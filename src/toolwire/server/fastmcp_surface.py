@@ -146,7 +146,6 @@ class FastMCPSurface:
             port=port,
             log_level=log_level,
             grace=server.shutdown_grace,
-            drain=server.drain_connections,
             on_listening=on_listening,
         )
 

@@ -508,11 +508,15 @@ class ServerConnection:
             if accepted.get(kind):
                 self.notify(method, {"_meta": {META_SUBSCRIPTION_ID: mid}}, related=mid)
 
-    async def drain(self, grace: float) -> None:
-        """End listen streams, give in-flight calls ``grace`` seconds, then cancel the rest."""
-        for ended in self._listening.values():  # a closing server answers its streams (MP-11)
+    def end_listening(self) -> None:
+        """End the listen streams: a closing server answers them (MP-11)."""
+        for ended in self._listening.values():
             if not ended.done():
                 ended.set_result(None)
+
+    async def drain(self, grace: float) -> None:
+        """End listen streams, give in-flight calls ``grace`` seconds, then cancel the rest."""
+        self.end_listening()
         pending = [task for task in self.in_flight.values() if not task.done()]
         if pending:
             _done, late = await asyncio.wait(pending, timeout=grace)

@@ -18,6 +18,7 @@ request must bring a bearer token (:mod:`.http_auth`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Callable, Iterable
@@ -74,6 +75,8 @@ class HttpServer(Protocol):
     def header_params(self, tool: str) -> dict[str, str]: ...
 
     async def drain_connections(self, grace: float) -> None: ...
+
+    def end_listening(self) -> None: ...
 
     shutdown_grace: float
     change_hooks: list[Callable[[JSON], None]]
@@ -149,6 +152,8 @@ class HttpApp(Answering):
         self.sessions = limits.SessionTable(max_sessions, max_client_sessions, self.streams)
         self.closing = False  # set once the app is shutting down: cut calls say so
         self.modern_calls: set[Stream] = set()  # 2026-07-28 calls being answered
+        self.posts = 0  # POST requests being handled, from their first byte to their answer
+        self._posts_done: asyncio.Event | None = None  # set when none are left (while draining)
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
 
     # ------------------------------------------------------------ ASGI entry
@@ -186,7 +191,15 @@ class HttpApp(Answering):
             current_request.set(HttpRequest(scope, headers, identity))
             if method == "POST":
                 client = scope.get("client")  # tells 2026-07-28 callers apart without auth
-                await self._post(headers, receive, send, identity, client[0] if client else None)
+                self.posts += 1
+                try:
+                    await self._post(
+                        headers, receive, send, identity, client[0] if client else None
+                    )
+                finally:
+                    self.posts -= 1
+                    if not self.posts and self._posts_done is not None:
+                        self._posts_done.set()
             elif method == "GET":
                 await self._get(headers, receive, send, identity)
             elif method == "DELETE":
@@ -246,8 +259,22 @@ class HttpApp(Answering):
         await asyncio.shield(self._stopped)
 
     async def _drain_and_close(self) -> None:
-        await self.server.drain_connections(self.server.shutdown_grace)
+        await self.drain(self.server.shutdown_grace)
         await self.close()
+
+    async def drain(self, grace: float) -> None:
+        """A graceful stop's middle step: listen streams end at once; every request read
+        before now is answered, and calls in flight and running tasks end, within ``grace``
+        seconds; the rest are cancelled. (A request can be read before the stop and reach
+        its session's connection after it: it is answered too, never cut.)"""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        self.server.end_listening()
+        if self.posts:
+            self._posts_done = asyncio.Event()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._posts_done.wait(), grace)
+        await self.server.drain_connections(max(0.0, deadline - loop.time()))
 
     async def close(self) -> None:
         """End every session, giving calls in flight a moment to answer. A call cut short

@@ -29,7 +29,7 @@ import logging
 import signal
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 from ..errors import ListenError
@@ -47,14 +47,13 @@ def serve_uvicorn(
     port: int,
     log_level: str,
     grace: float,
-    drain: Callable[[float], Awaitable[None]],
     on_listening: Callable[[str, int], None] | None = None,
 ) -> None:
     """Serve ``app`` (an :class:`~toolwire.transports.http.HttpApp`) until a signal;
-    ``drain(grace)`` ends the server's calls in flight, as in a stdio shutdown.
+    ``app.drain(grace)`` ends the requests and calls in flight, as in a stdio shutdown.
     ``on_listening(host, port)`` is called once the socket accepts connections (the port
     actually bound, also when ``port=0`` asked for a free one)."""
-    server = _graceful(app, host, port, log_level, grace, drain, on_listening)
+    server = _graceful(app, host, port, log_level, grace, on_listening)
     app.own_runner = True  # this runner drains on a signal: the app need not watch for one
     with _signals_end_the_run():
         server.run()
@@ -67,12 +66,11 @@ async def serve_uvicorn_async(
     port: int,
     log_level: str,
     grace: float,
-    drain: Callable[[float], Awaitable[None]],
     on_listening: Callable[[str, int], None] | None = None,
 ) -> None:
     """:func:`serve_uvicorn` on the running event loop (``await mcp.run_async("http")``):
     until a signal, or until the awaiting task is cancelled."""
-    server = _graceful(app, host, port, log_level, grace, drain, on_listening)
+    server = _graceful(app, host, port, log_level, grace, on_listening)
     app.own_runner = True
     try:
         await server.serve()
@@ -88,7 +86,6 @@ def _graceful(
     port: int,
     log_level: str,
     grace: float,
-    drain: Callable[[float], Awaitable[None]],
     on_listening: Callable[[str, int], None] | None,
 ) -> Any:
     import uvicorn
@@ -111,7 +108,7 @@ def _graceful(
                 listener.close()
             for connection in list(self.server_state.connections):
                 connection.shutdown()  # idle keep-alive connections close, busy ones after
-            await drain(grace)
+            await app.drain(grace)
             await app.close()  # the streams still open (GET streams) end
             await super().shutdown(sockets)
             if self.force_exit:  # a second signal cut the delay short: the lifespan still ends

@@ -1,0 +1,234 @@
+"""A rolling restart under steady load, as an operator does it: three workers sharing Redis
+behind nginx, each in turn sent ``SIGTERM`` and replaced by a new one on its port. A stopping
+worker drains: ``/readyz`` says not ready and it serves ``drain_delay`` more seconds with
+``Connection: close`` on every answer (so nginx keeps no connection to it), then refuses
+connections (nginx sends those requests to another worker, which is safe: the worker never
+read them) and gives what is in flight ``shutdown_grace`` seconds.
+
+Eight clients call all along: the official SDK's client on 2025-11-25 sessions and on
+2026-07-28, and raw 2026-07-28 requests on kept-alive and on fresh connections. Every call
+has its own id, which the tool counts in Redis: a call run twice shows there whatever its
+client saw, and a call that failed but ran is a lost result. A task started before the
+restart completes. All real processes on loopback; every answer is checked against its
+revision's schema."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import signal
+import uuid
+from collections.abc import AsyncIterator, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+import redis.asyncio as aioredis
+from mcp import Client as SdkClient
+
+from mcp_spec import WireChecker, validate_definition
+from services import Worker, free_port, start_nginx, start_redis, start_run_worker
+from wire import MODERN, modern_meta
+
+pytestmark = pytest.mark.timeout(240)
+
+LEGACY = "2025-11-25"
+WORKER = Path(__file__).parent / "servers" / "rolling_worker.py"
+DRAIN_DELAY = 2.0  # a stopping worker's seconds of serving while not ready
+GRACE = 10.0  # then what its calls and tasks get to end
+TASK_S = 4.0  # the task's work: it is still running when its worker is stopped
+TIMEOUT = 30.0
+TASKS = "io.modelcontextprotocol/tasks"
+JSON = dict[str, Any]
+
+
+@dataclass
+class Tally:
+    """What the clients saw, by call id: the answer (``"PID RUNS"``), or the failure."""
+
+    answered: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def failure(self, call_id: str, client: str, exc: Exception) -> None:
+        self.failed[call_id] = f"{client}: {exc!r}"[:300]
+
+
+class Workers:
+    """Three workers on fixed ports, each replaced in turn."""
+
+    def __init__(self, redis_url: str, stack: contextlib.ExitStack) -> None:
+        self.redis_url = redis_url
+        self.stack = stack
+        self.ports = [free_port() for _ in range(3)]
+        self.started: list[Worker] = []
+
+    def logs(self) -> str:
+        """What the workers wrote, for a failure's message."""
+        return "\n".join(f"worker {w.pid}:\n{w.log()}" for w in self.started if w.log())
+
+    async def start(self, port: int) -> Worker:
+        args = ["--redis", self.redis_url, "--port", str(port)]
+        args += ["--drain-delay", str(DRAIN_DELAY), "--grace", str(GRACE)]
+        worker = await asyncio.to_thread(self.stack.enter_context, start_run_worker(WORKER, *args))
+        self.started.append(worker)
+        return worker
+
+    async def replace(self, old: Worker) -> Worker:
+        old.process.send_signal(signal.SIGTERM)
+        code = await asyncio.to_thread(old.process.wait, DRAIN_DELAY + GRACE + TIMEOUT)
+        assert code == 0, old.log()
+        return await self.start(old.port)
+
+
+def result_text(result: JSON, revision: str) -> str:
+    validate_definition(result, "CallToolResult", revision)
+    assert not result.get("isError"), result
+    text: str = result["content"][0]["text"]
+    return text
+
+
+async def sdk_client(url: str, mode: str, tally: Tally, going: asyncio.Event) -> None:
+    """The official SDK's client: ``legacy`` (2025-11-25 session) or ``auto`` (2026-07-28)."""
+    revision = LEGACY if mode == "legacy" else MODERN
+    async with SdkClient(url, mode=mode, read_timeout_seconds=TIMEOUT) as client:
+        assert client.protocol_version == revision
+        while going.is_set():
+            call_id = uuid.uuid4().hex
+            try:
+                result = await client.call_tool("count", {"call_id": call_id})
+                dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+                tally.answered[call_id] = result_text(dumped, revision)
+            except Exception as exc:
+                tally.failure(call_id, f"sdk {mode}", exc)
+                return  # its session may be gone with it
+
+
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": MODERN,
+}
+WITH_TASKS = modern_meta(
+    **{"io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}}
+)
+
+
+async def post(http: httpx.AsyncClient, url: str, message: JSON) -> JSON:
+    """One 2026-07-28 request; its result, checked against the schema."""
+    headers = {**HEADERS, "mcp-method": message["method"]}
+    if message["method"] == "tools/call":
+        headers["mcp-name"] = message["params"]["name"]
+    checker = WireChecker(MODERN, extension_methods=["tasks/get"], extension_result_types=["task"])
+    checker.client_sent(message)
+    answer = await http.post(url, content=orjson.dumps(message), headers=headers)
+    assert answer.headers.get("content-type") == "application/json", (answer, answer.text)
+    checker.server_sent(answer.content)
+    reply: JSON = orjson.loads(answer.content)
+    assert "result" in reply, (answer.status_code, reply)
+    result: JSON = reply["result"]
+    return result
+
+
+def call(call_id: str, mid: int) -> JSON:
+    arguments = {"call_id": call_id}
+    params = {"name": "count", "arguments": arguments, "_meta": modern_meta()}
+    return {"jsonrpc": "2.0", "id": mid, "method": "tools/call", "params": params}
+
+
+async def raw_client(url: str, kept: bool, tally: Tally, going: asyncio.Event) -> None:
+    """Raw 2026-07-28 calls on one kept-alive connection, or each on a fresh one."""
+    ids = itertools.count(1)
+    async with httpx.AsyncClient(timeout=TIMEOUT) as kept_alive:
+        while going.is_set():
+            call_id = uuid.uuid4().hex
+            try:
+                if kept:
+                    result = await post(kept_alive, url, call(call_id, next(ids)))
+                else:
+                    async with httpx.AsyncClient(timeout=TIMEOUT) as fresh:
+                        result = await post(fresh, url, call(call_id, next(ids)))
+                tally.answered[call_id] = result_text(result, MODERN)
+            except Exception as exc:
+                tally.failure(call_id, f"raw {'kept' if kept else 'fresh'}", exc)
+
+
+async def start_task(url: str, call_id: str) -> str:
+    arguments = {"call_id": call_id, "seconds": TASK_S}
+    params = {"name": "slow_count", "arguments": arguments, "_meta": WITH_TASKS}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+        created = await post(http, url, message)
+    assert created["resultType"] == "task", created
+    task_id: str = created["taskId"]
+    return task_id
+
+
+async def task_end(url: str, task_id: str) -> JSON:
+    params = {"taskId": task_id, "_meta": WITH_TASKS}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": params}
+    async with httpx.AsyncClient(timeout=TIMEOUT) as http:
+        while True:
+            state = await post(http, url, message)
+            if state["status"] in ("completed", "failed", "cancelled"):
+                return state
+            await asyncio.sleep(0.1)
+
+
+@contextlib.asynccontextmanager
+async def calling(*clients: Coroutine[Any, Any, None]) -> AsyncIterator[None]:
+    running = [asyncio.ensure_future(client) for client in clients]
+    try:
+        yield
+        await asyncio.wait_for(asyncio.gather(*running), TIMEOUT)
+    finally:
+        for client in running:
+            client.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
+
+async def runs_counted(redis_url: str) -> dict[str, int]:
+    counts = aioredis.Redis.from_url(redis_url)
+    try:
+        keys = [key async for key in counts.scan_iter("rolling:runs:*")]
+        values = await counts.mget(keys) if keys else []
+    finally:
+        await counts.aclose()
+    return {key.decode().rsplit(":", 1)[1]: int(n) for key, n in zip(keys, values, strict=True)}
+
+
+async def test_a_rolling_restart_under_load_fails_loses_and_repeats_nothing() -> None:
+    with contextlib.ExitStack() as stack:
+        redis_url = stack.enter_context(start_redis())
+        workers = Workers(redis_url, stack)
+        first = [await workers.start(port) for port in workers.ports]
+        base = stack.enter_context(start_nginx(workers.ports, " max_fails=0", resend_posts=True))
+        url = f"{base}/mcp"
+        tally, going = Tally(), asyncio.Event()
+        going.set()
+        clients = [
+            *(sdk_client(url, mode, tally, going) for mode in ("legacy", "legacy", "auto", "auto")),
+            *(raw_client(url, kept, tally, going) for kept in (True, True, False, False)),
+        ]
+        async with calling(*clients):
+            task_id = await start_task(url, "the-task")
+            for old in first:
+                await workers.replace(old)
+            going.clear()
+        task = await asyncio.wait_for(task_end(url, task_id), TIMEOUT)
+        runs = await runs_counted(redis_url)
+    twice = {call_id: n for call_id, n in runs.items() if n > 1}
+    lost = [call_id for call_id in tally.failed if call_id in runs]
+    print(
+        f"calls {len(tally.answered) + len(tally.failed)}, failed {len(tally.failed)}, "
+        f"run twice {len(twice)}, lost {len(lost)}, task {task['status']}"
+    )
+    assert not tally.failed, (list(tally.failed.values())[:5], workers.logs())
+    assert not twice
+    assert len(tally.answered) > 100  # the clients called all along
+    assert all(runs[call_id] == 1 for call_id in tally.answered)
+    assert task["status"] == "completed", task
+    assert runs["the-task"] == 1
