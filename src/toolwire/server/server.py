@@ -52,6 +52,23 @@ _SDK_PRIVATE = {
 _SDK_PRIVATE["_mcp_server"] = _SDK_PRIVATE["_lowlevel_server"]  # its 1.x name
 
 
+class _SdkPrivate:
+    """A private object of the official SDK (``mcp._tool_manager``...): reading it raises
+    AttributeError naming the public way. A descriptor, not ``__getattr__``, which would keep
+    CPython from specializing every other attribute read of a server."""
+
+    def __init__(self, name: str, advice: str) -> None:
+        self.name, self.advice = name, advice
+
+    def __get__(self, server: object, owner: type | None = None) -> Any:
+        if server is None:  # read on the class (help(), inspect): the descriptor itself
+            return self
+        raise AttributeError(
+            f"toolwire's Server has no {self.name} (a private object of the official SDK): "
+            f"{self.advice}"
+        )
+
+
 class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     """An MCP server whose tools are decorated Python functions.
 
@@ -179,17 +196,6 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             self.add_tool(fn)
         for provider in providers:  # FastMCP's providers=[FileSystemProvider(root)]
             self.add_provider(provider)
-
-    if not TYPE_CHECKING:  # hidden from the type checker, which would take any name then
-
-        def __getattr__(self, name: str) -> Any:
-            # Reached only for a name the server does not have.
-            advice = _SDK_PRIVATE.get(name)
-            if advice is None:
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            raise AttributeError(
-                f"toolwire's Server has no {name} (a private object of the official SDK): {advice}"
-            )
 
     @property
     def settings(self) -> Any:
@@ -592,3 +598,7 @@ def with_title(definition: JSON) -> JSON:
     if not title:
         title = definition["name"].replace("_", " ").replace("-", " ").title()
     return {**definition, "title": title}
+
+
+for _name, _advice in _SDK_PRIVATE.items():
+    setattr(Server, _name, _SdkPrivate(_name, _advice))
