@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -296,6 +296,40 @@ def start_run_worker(script: str | Path, *args: str) -> Iterator[Worker]:
         output.join()
 
 
+@contextlib.contextmanager
+def start_listening(
+    command: Sequence[str],
+    port: int,
+    marker: str,
+    *,
+    times: int = 1,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[Worker]:
+    """Run ``command``, a server on 127.0.0.1:``port`` that writes a line containing
+    ``marker`` once it accepts connections (``times`` such lines: one per process of a
+    server with several). The process is stopped afterwards."""
+    process = subprocess.Popen(
+        list(command),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+    )
+    assert process.stdout is not None
+    output = _Lines(process.stdout, f"server {process.pid}")
+    try:
+        for _ in range(times):
+            if not output.wait_for(marker, READY_TIMEOUT):
+                raise _not_ready(f"server {process.pid}", process, output)
+        yield Worker(process, port, output)
+    except BaseException:
+        print(f"server {process.pid}, exit code {process.poll()}:", *output.kept, sep="\n")
+        raise
+    finally:
+        _stop(process)
+        output.join()
+
+
 # ---------------------------------------------------------------- nginx
 
 NGINX_CONF = """\
@@ -330,7 +364,7 @@ http {{
             proxy_pass http://toolwire_workers;
             proxy_http_version 1.1;
             proxy_buffering off;
-            proxy_request_buffering off;
+            proxy_request_buffering {request_buffering};
             proxy_cache off;
             proxy_read_timeout 60s;
             proxy_send_timeout 60s;
@@ -373,7 +407,8 @@ def start_nginx(
     so is any request whose connection a worker refused. ``server_options`` follow each
     upstream server (``" max_fails=0"``: a worker that refused is never set aside);
     ``resend_posts``: a POST whose connection failed after it was sent is tried on the next
-    worker too (``proxy_next_upstream error non_idempotent``).
+    worker too (``proxy_next_upstream error non_idempotent``, with the request bodies
+    buffered, which nginx needs to send one again).
     """
     binary = require("nginx")
     ports = list(upstream_ports)
@@ -392,6 +427,7 @@ def start_nginx(
                 listen=f"{LOOPBACK}:{port}",
                 servers="\n".join(servers),
                 next_upstream=RESEND_POSTS if resend_posts else "",
+                request_buffering="on" if resend_posts else "off",
             )
         )
         env = {**os.environ, "NGINX": f"{sock.fileno()};"}

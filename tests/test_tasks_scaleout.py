@@ -1,6 +1,6 @@
 """Tasks across workers: two worker processes sharing a RedisStore (and nginx round-robin in
 front), all real and on loopback. A task started through worker A is polled, answered and
-cancelled through worker B; a task whose worker is killed (SIGKILL) is reported ``failed``
+cancelled through worker B, and heard of on a listen stream there; a task whose worker is killed (SIGKILL) is reported ``failed``
 through the other, never left ``working``; a task whose worker is stopped (SIGTERM) ends
 within the worker's grace, or fails saying so. Every message is checked against 2026-07-28."""
 
@@ -29,7 +29,7 @@ SERVER = Path(__file__).parent / "servers" / "http_scale.py"
 HEARTBEAT_S = 5.0  # RedisStore's default: a worker that has not beaten this long is gone
 STOPPED = (0, -signal.SIGTERM)  # uvicorn.run() raises the signal again once it has stopped
 OPTIONS = {
-    "extension_methods": ["tasks/get", "tasks/update", "tasks/cancel"],
+    "extension_methods": ["tasks/get", "tasks/update", "tasks/cancel", "notifications/tasks"],
     "extension_result_types": ["task"],
     "extensions": {TASKS: {}},
     "capabilities": {"elicitation": {}},  # the task's question is answered with tasks/update
@@ -100,6 +100,41 @@ async def test_a_task_started_on_a_is_answered_polled_and_cancelled_on_b(
         assert (await through_a.request("tasks/get", {"taskId": running["taskId"]}))[
             "status"
         ] == "cancelled"
+
+
+async def test_a_listen_stream_on_b_hears_a_task_that_a_runs(
+    workers: tuple[Worker, Worker],
+) -> None:
+    """notifications/tasks reach a listen stream on any worker: each state the task's worker
+    publishes, up to its end; an id that is no task of the caller's is not followed."""
+    a, b = workers
+    async with clients(a, b) as (through_a, through_b):
+        created = await through_a.request(
+            "tools/call", {"name": "long_job", "arguments": {"seconds": 0.5}}
+        )
+        task_id = created["taskId"]
+        subscription = await through_b.listen(
+            tools_list_changed=False, task_ids=[task_id, "no-such-task"]
+        )
+        acknowledged = next(
+            n
+            for n in through_b.notifications
+            if n["method"] == "notifications/subscriptions/acknowledged"
+        )
+        assert acknowledged["params"]["notifications"] == {"taskIds": [task_id]}
+        heard: list[dict[str, Any]] = []
+        while not any(n["status"] == "completed" for n in heard):  # bounded by the timeout
+            heard = [
+                n["params"] for n in through_b.notifications if n["method"] == "notifications/tasks"
+            ]
+            await asyncio.sleep(0.02)
+        assert {n["taskId"] for n in heard} == {task_id}
+        assert heard[0]["status"] == "working"
+        assert heard[-1]["result"]["content"][0]["text"] == str(a.pid)
+        assert all(
+            n["_meta"]["io.modelcontextprotocol/subscriptionId"] == subscription for n in heard
+        )
+        await through_b.stop_listening(subscription)
 
 
 async def test_a_task_whose_worker_died_is_failed_on_the_other(

@@ -223,6 +223,14 @@ class ServerCore:
             accepted["taskIds"] = tasks.listened(wanted["taskIds"], request)
         return accepted
 
+    def confirm_listened(self, wanted: JSON, accepted: JSON, request: Request) -> Any:
+        """A coroutine of ``accepted`` with what only the shared store can confirm added
+        (the caller's tasks that other workers run), or None when nothing needs it."""
+        tasks = getattr(self, "tasks", None)
+        if tasks is None or "taskIds" not in accepted:
+            return None
+        return tasks.confirm_remote(wanted["taskIds"], accepted, request)
+
     # ------------------------------------------------------------ tools (overridden)
 
     def tool_definitions(self, request: Request) -> tuple[Any, Sequence[JSON]]:

@@ -68,20 +68,24 @@ def _listen(connection: ServerConnection, request: Request) -> Any:
         raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "notifications" must be an object')
     # Only what this server can deliver is acknowledged; the client sees what it got.
     accepted = connection.server.accepted_notifications(wanted, request)
+    confirming = connection.server.confirm_listened(wanted, accepted, request)
     uris = accepted.get("resourceSubscriptions")
     watching = getattr(connection.server, "watching", None)
     pending = watching(uris, request) if uris and watching is not None else None
-    if pending is None:
+    if pending is None and confirming is None:
         return connection.listen(request, accepted)
-    return _listen_watched(connection, request, accepted, pending)
+    return _listen_confirmed(connection, request, accepted, confirming, pending)
 
 
-async def _listen_watched(
-    connection: ServerConnection, request: Request, accepted: JSON, pending: Any
+async def _listen_confirmed(
+    connection: ServerConnection, request: Request, accepted: JSON, confirming: Any, pending: Any
 ) -> Any:
-    """A listen stream whose resources had to be watched first (a mounted proxy's): those
-    that could not be are left out of the acknowledgement."""
-    failed = await pending
+    """A listen stream whose filter had to be looked up first: another worker's tasks (in
+    the shared store), a mounted proxy's resources (watched upstream; those that could not
+    be are left out of the acknowledgement)."""
+    if confirming is not None:
+        accepted = await confirming
+    failed = await pending if pending is not None else None
     if failed:
         kept = [uri for uri in accepted["resourceSubscriptions"] if uri not in failed]
         accepted = {k: v for k, v in accepted.items() if k != "resourceSubscriptions"}

@@ -176,6 +176,8 @@ class TaskRegistry:
         self.server = server
         self.ttl_ms = ttl_ms
         self._tasks: dict[str, Task] = {}
+        # Other workers' tasks followed by listen streams here: task id -> those streams' ids.
+        self._followers: dict[str, set[str | int]] = {}
         # Calls of questions_first tools, until their tool calls ctx.start_task().
         self.starters: dict[Request, Callable[[Context], Task]] = {}
 
@@ -243,8 +245,57 @@ class TaskRegistry:
                     params = {**task.state(), "_meta": {META_SUBSCRIPTION_ID: mid}}
                     connection.notify("notifications/tasks", params, related=mid)
 
+    def confirm_remote(self, task_ids: Any, accepted: JSON, request: Request) -> Any:
+        """With a shared store: a coroutine of ``accepted`` with the listed tasks of this
+        caller that other workers run added, their states then told from what those workers
+        publish; None when there are none to look up."""
+        if self.store is None or not isinstance(task_ids, list):
+            return None
+        here = set(accepted.get("taskIds", ()))
+        remote = [
+            task_id
+            for task_id in dict.fromkeys(task_ids)
+            if isinstance(task_id, str) and task_id not in here and task_id not in self._tasks
+        ]
+        return self._confirm(remote, accepted, request) if remote else None
+
+    async def _confirm(self, remote: list[str], accepted: JSON, request: Request) -> JSON:
+        states: dict[str, JSON] = {}
+        for task_id in remote:
+            try:
+                states[task_id] = await self.shared_state(task_id, request)
+            except RPCError:  # no task of this caller's
+                continue
+        loop = asyncio.get_running_loop()
+        for task_id, state in states.items():
+            self._followers.setdefault(task_id, set()).add(request.id)
+            # (once the stream is acknowledged, as for the tasks run here)
+            loop.call_soon(self._tell_followers, task_id, state, request.id)
+        followed = list(states)
+        if not followed:
+            return accepted
+        return {**accepted, "taskIds": [*accepted.get("taskIds", ()), *followed]}
+
+    def _tell_followers(self, task_id: str, state: JSON, only: str | int | None = None) -> None:
+        """``notifications/tasks`` for another worker's task, on the listen streams here that
+        follow it; a task that ended is followed no more."""
+        followers = self._followers.get(task_id)
+        if not followers:
+            return
+        for connection in list(self.server._connections):
+            for mid, accepted in list(connection.listeners.items()):
+                if mid in followers and only in (None, mid) and task_id in accepted["taskIds"]:
+                    params = {**state, "_meta": {META_SUBSCRIPTION_ID: mid}}
+                    connection.notify("notifications/tasks", params, related=mid)
+        if state.get("status") in TERMINAL:
+            del self._followers[task_id]
+
     def received(self, event: JSON) -> None:
-        """Another worker passed on a ``tasks/update`` or ``tasks/cancel`` for a task here."""
+        """Another worker passed on a ``tasks/update`` or ``tasks/cancel`` for a task here, or
+        published the new state of a task it runs."""
+        if isinstance(event.get("state"), dict):
+            self._tell_followers(event["task"], event["state"])
+            return
         task = self._tasks.get(event.get("task"))  # type: ignore[arg-type]
         if task is None:
             return
@@ -270,6 +321,8 @@ class TaskRegistry:
             record = {**task.state(), "owner": task.owner, "worker": store.instance}
             try:
                 await store.save_task(task.id, record, remaining)
+                # (listen streams on other workers may follow it)
+                await store.publish_change({"task": task.id, "state": task.state()})
             except Exception as exc:  # Redis trouble: the next change tries again
                 logger.warning("Could not save the task %s: %s", task.id, exc)
 
