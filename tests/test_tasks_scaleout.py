@@ -108,14 +108,18 @@ async def test_a_listen_stream_on_b_hears_a_task_that_a_runs(
     """notifications/tasks reach a listen stream on any worker: each state the task's worker
     publishes, up to its end; an id that is no task of the caller's is not followed."""
     a, b = workers
-    async with clients(a, b) as (through_a, through_b):
+    async with clients(a, b) as (through_a, through_b), contextlib.AsyncExitStack() as stack:
         created = await through_a.request(
             "tools/call", {"name": "long_job", "arguments": {"seconds": 0.5}}
         )
         task_id = created["taskId"]
+        # Another client's stream on B, with the same request id (ids are per client).
+        other = await stack.enter_async_context(checked_client(b.url, MODERN, **OPTIONS))
+        tools_only = await other.listen(tools_list_changed=True)
         subscription = await through_b.listen(
             tools_list_changed=False, task_ids=[task_id, "no-such-task"]
         )
+        assert subscription == tools_only
         acknowledged = next(
             n
             for n in through_b.notifications
@@ -134,7 +138,10 @@ async def test_a_listen_stream_on_b_hears_a_task_that_a_runs(
         assert all(
             n["_meta"]["io.modelcontextprotocol/subscriptionId"] == subscription for n in heard
         )
+        assert not [n for n in other.notifications if n["method"] == "notifications/tasks"]
         await through_b.stop_listening(subscription)
+        await other.stop_listening(tools_only)
+        assert (await through_b.request("tasks/get", {"taskId": task_id}))["status"] == "completed"
 
 
 async def test_a_task_whose_worker_died_is_failed_on_the_other(

@@ -266,6 +266,8 @@ class TaskRegistry:
                 states[task_id] = await self.shared_state(task_id, request)
             except RPCError:  # no task of this caller's
                 continue
+            except Exception as exc:  # Redis trouble: the stream goes on without it
+                logger.warning("Could not look up the task %s: %s", task_id, exc)
         loop = asyncio.get_running_loop()
         for task_id, state in states.items():
             self._followers.setdefault(task_id, set()).add(request.id)
@@ -284,7 +286,11 @@ class TaskRegistry:
             return
         for connection in list(self.server._connections):
             for mid, accepted in list(connection.listeners.items()):
-                if mid in followers and only in (None, mid) and task_id in accepted["taskIds"]:
+                if (
+                    mid in followers
+                    and only in (None, mid)
+                    and task_id in accepted.get("taskIds", ())
+                ):
                     params = {**state, "_meta": {META_SUBSCRIPTION_ID: mid}}
                     connection.notify("notifications/tasks", params, related=mid)
         if state.get("status") in TERMINAL:
