@@ -275,25 +275,10 @@ def start_run_worker(script: str | Path, *args: str) -> Iterator[Worker]:
     """Run ``python script *args``, a ``mcp.run(transport="http", port=0, ...)`` that prints
     ``listening PORT`` once its port accepts connections (the graceful runner, whose
     ``SIGTERM`` drains). The process is stopped afterwards."""
-    process = subprocess.Popen(
-        [sys.executable, str(script), *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    assert process.stdout is not None
-    output = _Lines(process.stdout, f"worker {process.pid}")
-    try:
-        if not output.wait_for("listening", READY_TIMEOUT):
-            raise _not_ready(f"worker {process.pid}", process, output)
-        port = next(int(line.split()[1]) for line in output.kept if line.startswith("listening"))
-        yield Worker(process, port, output)
-    except BaseException:
-        print(f"worker {process.pid}, exit code {process.poll()}:", *output.kept, sep="\n")
-        raise
-    finally:
-        _stop(process)
-        output.join()
+    with start_listening([sys.executable, str(script), *args], 0, "listening") as worker:
+        lines = worker.output.kept
+        worker.port = next(int(line.split()[1]) for line in lines if line.startswith("listening"))
+        yield worker
 
 
 @contextlib.contextmanager
