@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import signal
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -396,3 +397,38 @@ async def test_a_stream_resumes_on_another_worker_after_a_crash(cluster: Cluster
                     if len(resumed) == len(expected):
                         break
             assert [(e.id, e.data) for e in resumed] == [(e.id, e.data) for e in expected]
+
+
+async def test_a_worker_following_another_workers_stream_stops_when_told(redis_url: str) -> None:
+    """A GET on B resuming a stream A still writes follows A's log from Redis; B's SIGTERM
+    ends that GET (its client resumes elsewhere) and B exits within its grace instead of
+    waiting for A's call, which runs on."""
+    with (
+        start_worker(SERVER, "--redis", redis_url) as a,
+        start_worker(SERVER, "--redis", redis_url) as b,
+    ):
+        async with session(a.url) as mcp:
+            params = {"name": "progress_then_wait", "arguments": {"n": 2}}
+            message = mcp.request("tools/call", {**params, "_meta": {"progressToken": "p"}})
+            seen: list[Event] = []
+            async with mcp.http.stream(
+                "POST", a.url, content=orjson.dumps(message), headers=mcp.headers()
+            ) as response:
+                async for event in sse_events(response):
+                    seen.append(event)
+                    if len(seen) == 3:  # the priming event and both progress events
+                        break
+            headers = mcp.headers("text/event-stream", **{"last-event-id": seen[1].id or ""})
+            async with mcp.http.stream("GET", b.url, headers=headers) as get:
+                assert get.status_code == 200, (await get.aread()).decode()
+                replayed: list[JSON] = []
+                async for event in sse_events(get):
+                    if event.data:
+                        replayed.append(mcp.server_sent(event.data))
+                        if len(replayed) == 1:  # B follows A's log: now stop B
+                            b.process.send_signal(signal.SIGTERM)
+            assert [m["params"]["progress"] for m in replayed] == [2]
+            code = await asyncio.to_thread(b.process.wait, TIMEOUT)
+            assert code in (0, -signal.SIGTERM), b.log()
+            assert "Traceback" not in b.log(), b.log()
+            assert a.process.poll() is None, a.log()

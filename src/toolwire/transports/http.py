@@ -152,6 +152,7 @@ class HttpApp(Answering):
         self.sessions = limits.SessionTable(max_sessions, max_client_sessions, self.streams)
         self.closing = False  # set once the app is shutting down: cut calls say so
         self.modern_calls: set[Stream] = set()  # 2026-07-28 calls being answered
+        self.followed: set[Stream] = set()  # streams served from the shared store's log
         self.posts = 0  # POST requests being handled, from their first byte to their answer
         self._posts_done: asyncio.Event | None = None  # set when none are left (while draining)
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
@@ -180,9 +181,11 @@ class HttpApp(Answering):
             await plain(send, 404, b"Not Found")
             return
         headers = request_headers(scope)
+        method = scope["method"]
+        if method == "POST":  # counted before any wait: a drain waits for it (see drain)
+            self.posts += 1
         try:
             self.guard.check(headers)
-            method = scope["method"]
             identity = None
             if self.auth is not None and method in ("POST", "GET", "DELETE"):
                 # before any body (SB-02)
@@ -191,15 +194,7 @@ class HttpApp(Answering):
             current_request.set(HttpRequest(scope, headers, identity))
             if method == "POST":
                 client = scope.get("client")  # tells 2026-07-28 callers apart without auth
-                self.posts += 1
-                try:
-                    await self._post(
-                        headers, receive, send, identity, client[0] if client else None
-                    )
-                finally:
-                    self.posts -= 1
-                    if not self.posts and self._posts_done is not None:
-                        self._posts_done.set()
+                await self._post(headers, receive, send, identity, client[0] if client else None)
             elif method == "GET":
                 await self._get(headers, receive, send, identity)
             elif method == "DELETE":
@@ -215,6 +210,11 @@ class HttpApp(Answering):
             down = Rejection.rpc(503, RPCError(jsonrpc.INTERNAL_ERROR, STORE_DOWN))
             down.headers.append((b"retry-after", b"1"))
             await down.send(send)
+        finally:
+            if method == "POST":
+                self.posts -= 1
+                if not self.posts and self._posts_done is not None:
+                    self._posts_done.set()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -267,20 +267,32 @@ class HttpApp(Answering):
         before now is answered, and calls in flight and running tasks end, within ``grace``
         seconds; the rest are cancelled. (A request can be read before the stop and reach
         its session's connection after it: it is answered too, never cut.)"""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + grace
+        deadline = asyncio.get_running_loop().time() + grace
         self.server.end_listening()
+        await self._posts_end(deadline)
+        await self.server.drain_connections(self._left(deadline))
+        await self._posts_end(deadline)  # one read meanwhile: answered, not cut by close()
+
+    async def _posts_end(self, deadline: float) -> None:
+        """Until no POST is being handled, or ``deadline``. A request whose head the runner
+        has just read enters the app one event loop step later: it is let in (and counted)
+        first."""
+        await asyncio.sleep(0)
         if self.posts:
             self._posts_done = asyncio.Event()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._posts_done.wait(), grace)
-        await self.server.drain_connections(max(0.0, deadline - loop.time()))
+                await asyncio.wait_for(self._posts_done.wait(), self._left(deadline))
+
+    @staticmethod
+    def _left(deadline: float) -> float:
+        return max(0.0, deadline - asyncio.get_running_loop().time())
 
     async def close(self) -> None:
         """End every session, giving calls in flight a moment to answer. A call cut short
         is answered with a JSON-RPC error ("shutting down") where its client waits for JSON
         or a stream it cannot resume; a resumable stream ends, and its log in a shared store
-        gets that error, so a resumption through another worker ends at once."""
+        gets that error, so a resumption through another worker ends at once. A stream
+        followed from that log ends too, and a GET read from now on is refused (503)."""
         self.closing = True
         sessions = list(self.sessions.values())
         self.sessions.clear()
@@ -291,7 +303,7 @@ class HttpApp(Answering):
                     _, data = cut_answer(stream.request_id, True)
                     self.store.record(session.id, stream.id, stream.seq + 1, data, True)
                 stream.close()
-        for stream in list(self.modern_calls):
+        for stream in [*self.modern_calls, *self.followed]:
             stream.close()
 
     # ------------------------------------------------------------ POST
@@ -526,9 +538,11 @@ class HttpApp(Answering):
         if "text/event-stream" not in headers.get("accept", ""):
             raise Rejection(406, "GET needs Accept: text/event-stream")
         session = await self._session(headers, identity)
+        if self.closing:  # its session was read as the app closed: nothing would end it
+            raise Rejection(503, "The server is shutting down", headers=[(b"retry-after", b"1")])
         last = headers.get("last-event-id")
         if last is not None:  # resume one stream after its last event the client saw
-            await resume(session, self.store, last, receive, send, self._resumed)
+            await resume(session, self.store, last, receive, send, self._resumed, self.followed)
             return
         if session.standalone_open:  # one GET stream per session; a resumption takes it over
             raise Rejection.rpc(

@@ -53,8 +53,10 @@ async def resume(
     receive: Receive,
     send: Send,
     stream_out: StreamOut,
+    followed: set[Stream],
 ) -> None:
-    """Answer a GET carrying ``Last-Event-ID`` for ``session``."""
+    """Answer a GET carrying ``Last-Event-ID`` for ``session``; a stream served from the
+    shared log is in ``followed`` while it lasts (the app ends them when it closes)."""
     parsed = parse_event_id(last_event_id)
     if parsed is None:
         raise refused("Last-Event-ID is not an event id of this server")
@@ -75,7 +77,7 @@ async def resume(
         raise refused("Last-Event-ID names no stream of this session")
     if after > log.last:
         raise refused("Last-Event-ID is past the end of its stream")
-    await _from_log(session, store, log, stream_id, after, receive, send, stream_out)
+    await _from_log(session, store, log, stream_id, after, receive, send, stream_out, followed)
 
 
 async def _from_log(
@@ -87,10 +89,12 @@ async def _from_log(
     receive: Receive,
     send: Send,
     stream_out: StreamOut,
+    followed: set[Stream],
 ) -> None:
     """Serve a stream another worker writes (or wrote) from the shared event log."""
     replayed = Stream(stream_id)
     replayed.seq = after
+    followed.add(replayed)
 
     async def copy() -> None:
         seq = after
@@ -115,6 +119,7 @@ async def _from_log(
         await stream_out(replayed, receive, send, session_id=session.id, after=after)
     finally:
         copier.cancel()
+        followed.discard(replayed)
 
 
 CUT_AT_SHUTDOWN = (

@@ -36,6 +36,11 @@ from ..errors import ListenError
 
 WRITE_OUT_S = 1  # seconds after the grace: time for the last answers to be written
 FORCE_CHECK_S = 0.1  # how often a drain delay looks for a second signal
+# asyncio makes an accepted socket a connection two event loop steps later (a task makes its
+# transport, which calls connection_made in the next step)
+ACCEPT_STEPS = 2
+ACCEPTING_CHECK_S = 0.01  # how often a stop looks whether another runner still accepts
+ACCEPTING_MAX_S = 2.0  # uvicorn closes its listeners within its 0.1 s tick of the signal
 
 logger = logging.getLogger("toolwire")
 
@@ -106,6 +111,7 @@ def _graceful(
             await not_ready_first(app, lambda: self.force_exit)
             for listener in self.servers:  # refuse new connections from now on
                 listener.close()
+            await accepted()
             for connection in list(self.server_state.connections):
                 connection.shutdown()  # idle keep-alive connections close, busy ones after
             await app.drain(grace)
@@ -138,6 +144,26 @@ async def not_ready_first(app: Any, forced: Callable[[], bool]) -> None:
         deadline = loop.time() + delay
         while not forced() and loop.time() < deadline:
             await asyncio.sleep(min(FORCE_CHECK_S, deadline - loop.time()))
+
+
+async def accepted() -> None:
+    """Once the listeners are closed: until what they accepted just before is a connection
+    (with its requests still to come, which a drain waits for)."""
+    for _ in range(ACCEPT_STEPS):
+        await asyncio.sleep(0)
+
+
+async def _after_accepting(runner: Any, stop: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """``stop()`` once ``runner`` (uvicorn's server, whose signal handler ran) no longer
+    accepts connections: a request read before then is one the drain waits for, not one
+    that comes after it."""
+    listeners = [s for s in getattr(runner, "servers", None) or () if hasattr(s, "is_serving")]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + ACCEPTING_MAX_S
+    while any(listener.is_serving() for listener in listeners) and loop.time() < deadline:
+        await asyncio.sleep(ACCEPTING_CHECK_S)
+    await accepted()
+    await stop()
 
 
 @contextlib.contextmanager
@@ -203,11 +229,11 @@ def _signals_end_the_run() -> Iterator[None]:
 def stop_with_the_runner(stop: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]:
     """Under a runner that is not this module's (``uvicorn module:app``, ``--workers N``,
     gunicorn's uvicorn workers), the first ``SIGTERM``/``SIGINT`` also runs ``stop()`` on the
-    event loop: uvicorn alone waits for every connection to close, and a stream never closes
-    by itself. Only a signal the runner handles itself (it installed a handler before the
-    app's lifespan started) is watched, and that handler still runs first; a second signal
-    is the runner's alone (uvicorn then forces the exit). Returns the function that puts
-    the runner's handlers back."""
+    event loop, once uvicorn no longer accepts connections: uvicorn alone waits for every
+    connection to close, and a stream never closes by itself. Only a signal the runner
+    handles itself (it installed a handler before the app's lifespan started) is watched,
+    and that handler still runs first; a second signal is the runner's alone (uvicorn then
+    forces the exit). Returns the function that puts the runner's handlers back."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     loop = asyncio.get_running_loop()
@@ -223,7 +249,9 @@ def stop_with_the_runner(stop: Callable[[], Coroutine[Any, Any, None]]) -> Calla
         runners[signal.Signals(signum)](signum, frame)
         if not started and not loop.is_closed():
             started.append(True)
-            loop.call_soon_threadsafe(lambda: tasks.add(loop.create_task(stop())))
+            runner = getattr(runners[signal.Signals(signum)], "__self__", None)
+            stopping = _after_accepting(runner, stop)
+            loop.call_soon_threadsafe(lambda: tasks.add(loop.create_task(stopping)))
 
     for signum in runners:
         signal.signal(signum, chained)

@@ -1,0 +1,134 @@
+"""What reaches the HTTP app while it stops, driven step by step through its ASGI interface.
+
+A runner hands the app a request a step after reading its head, and ``uvicorn module:app``
+closes its listener only after the app's stop began; a request read in such a moment is
+either answered within the grace (a call) or refused at once (a GET stream, which nothing
+would end), never cut short after running nor left open to hold the stop up."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import pytest
+
+from toolwire import Server
+from toolwire.transports.http_store import RedisStore
+
+from mcp_spec import WireChecker
+from services import start_redis
+from wire import MODERN, modern_meta
+
+pytestmark = pytest.mark.timeout(30)
+
+LEGACY = "2025-11-25"
+TIMEOUT = 10.0
+JSON = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    with start_redis() as url:
+        yield url
+
+
+def adder() -> Server:
+    mcp = Server("stopping", shutdown_grace=5.0)
+
+    @mcp.tool()
+    async def add(a: int, b: int) -> int:
+        """Add two integers, after some work."""
+        await asyncio.sleep(0.2)  # the work outlasts the stop's first steps
+        return a + b
+
+    return mcp
+
+
+class Exchange:
+    """One HTTP request to ``app``, its client staying until the answer ends."""
+
+    def __init__(self, app: Any, method: str, headers: dict[str, str], body: bytes = b"") -> None:
+        self.sent: list[JSON] = []
+        self._bodies = [{"type": "http.request", "body": body, "more_body": False}]
+        self._gone = asyncio.Event()  # the client hangs up only when told
+        raw = [(k.encode(), v.encode()) for k, v in {**headers, "host": "127.0.0.1"}.items()]
+        scope = {"type": "http", "method": method, "path": "/mcp", "headers": raw}
+        self.task = asyncio.ensure_future(app(scope, self._receive, self._send))
+
+    async def _receive(self) -> JSON:
+        if self._bodies:
+            return self._bodies.pop()
+        await self._gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def _send(self, event: JSON) -> None:
+        self.sent.append(event)
+
+    async def answer(self) -> tuple[int, dict[str, str], bytes]:
+        await asyncio.wait_for(self.task, TIMEOUT)
+        start = self.sent[0]
+        headers = {k.decode(): v.decode() for k, v in start.get("headers", [])}
+        return start["status"], headers, b"".join(e.get("body", b"") for e in self.sent[1:])
+
+
+async def test_a_call_that_reaches_the_app_as_its_drain_begins_is_answered_not_cut() -> None:
+    app = adder().http_app()
+    checker = WireChecker(MODERN)
+    params = {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": modern_meta()}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    checker.client_sent(message)
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": "add",
+    }
+    app.draining = True
+    stopping = asyncio.ensure_future(app.drain(5.0))  # the stop's middle step begins first
+    call = Exchange(app, "POST", headers, orjson.dumps(message))
+    await asyncio.wait_for(stopping, TIMEOUT)
+    await app.close()  # what is still running now is cut
+    status, _, data = await call.answer()
+    checker.server_sent(data)
+    assert status == 200, data
+    assert orjson.loads(data)["result"]["structuredContent"] == {"result": 5}
+
+
+async def test_a_get_stream_read_as_the_app_closes_is_refused(redis_url: str) -> None:
+    """With a shared store a closed app can still find the session (it is in Redis); the
+    GET stream it would open has nothing to end it, so it is refused with 503."""
+    app = adder().http_app(store=RedisStore(redis_url))
+    lifespan: asyncio.Queue[JSON] = asyncio.Queue()
+    told: asyncio.Queue[JSON] = asyncio.Queue()
+    lifespan.put_nowait({"type": "lifespan.startup"})
+    running = asyncio.ensure_future(app({"type": "lifespan"}, lifespan.get, told.put))
+    assert (await asyncio.wait_for(told.get(), TIMEOUT))["type"] == "lifespan.startup.complete"
+    try:
+        checker = WireChecker(LEGACY)
+        params = {
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "stop-order", "version": "1"},
+        }
+        message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+        checker.client_sent(message)
+        json_headers = {"content-type": "application/json", "accept": "application/json"}
+        status, headers, data = await Exchange(
+            app, "POST", json_headers, orjson.dumps(message)
+        ).answer()
+        assert status == 200, data
+        checker.server_sent(data)
+        session = {"mcp-session-id": headers["mcp-session-id"], "mcp-protocol-version": LEGACY}
+        await app.close()
+        status, headers, data = await Exchange(
+            app, "GET", {"accept": "text/event-stream", **session}
+        ).answer()
+        assert status == 503, data
+        assert headers["retry-after"] == "1"
+    finally:
+        lifespan.put_nowait({"type": "lifespan.shutdown"})
+        await asyncio.wait_for(running, TIMEOUT)
+    assert (await told.get())["type"] == "lifespan.shutdown.complete"
