@@ -421,6 +421,11 @@ def test_task_options_are_checked() -> None:
     assert mcp.add_tool(job, name="b", task=False).task is None
     assert mcp.add_tool(job, name="c", task=TaskConfig("required")).task == "required"
     assert mcp.add_tool(job, name="d", task=TaskConfig("forbidden")).task is None
+    # resumable= (run again elsewhere) is for task tools that start as tasks
+    assert mcp.add_tool(job, name="e", task=True, resumable=True).resumable
+    for options in ({}, {"task": True, "questions_first": True}):
+        with pytest.raises(RegistrationError, match="resumable= is for task tools that start"):
+            mcp.add_tool(job, name="f", resumable=True, **options)
 
 
 async def test_a_task_that_asks_by_returning_an_input_required_result() -> None:

@@ -202,3 +202,39 @@ async def test_a_task_longer_than_the_grace_fails_saying_its_worker_stopped(
             assert failed["error"]["message"] == "The worker running the task stopped"
             assert failed["statusMessage"] == failed["error"]["message"]
             assert await asyncio.to_thread(a.process.wait, 20) in STOPPED
+
+
+async def test_a_dead_workers_resumable_task_completes_on_the_other(
+    workers: tuple[Worker, Worker],
+) -> None:
+    """A is killed (SIGKILL) with two tasks running: B notices within seconds, runs the
+    resumable one again to its end, and reports the other failed."""
+    a, b = workers
+    async with clients(a, b) as (through_a, through_b):
+        job = {"name": "resumable_job", "arguments": {"seconds": 1.0}}
+        resumable = (await through_a.request("tools/call", job))["taskId"]
+        other = await through_a.request(
+            "tools/call", {"name": "long_job", "arguments": {"seconds": 60}}
+        )
+        a.kill()
+        killed = time.monotonic()
+        failed = await poll(through_b, other["taskId"], "failed")
+        assert failed["error"]["message"] == "The worker running the task stopped"
+        done = await poll(through_b, resumable, "completed")
+        assert time.monotonic() - killed < 3 * HEARTBEAT_S + 1.0
+        assert done["result"]["content"][0]["text"] == str(b.pid)  # run again, on B
+        assert done["taskId"] == resumable
+
+
+async def test_a_resumable_task_longer_than_the_grace_is_handed_over(redis_url: str) -> None:
+    """A stops (SIGTERM) with a resumable task that outlasts its grace: A hands it over at
+    the grace's end and B runs it again to its end (never reported failed meanwhile)."""
+    with graceful(redis_url, grace=0.5) as (a, b):
+        async with clients(a, b) as (through_a, through_b):
+            job = {"name": "resumable_job", "arguments": {"seconds": 2.0}}
+            task_id = (await through_a.request("tools/call", job))["taskId"]
+            a.process.send_signal(signal.SIGTERM)
+            done = await poll(through_b, task_id, "completed")
+            assert done["result"]["content"][0]["text"] == str(b.pid)
+            assert await asyncio.to_thread(a.process.wait, 20) in STOPPED
+            assert "Traceback" not in a.log(), a.log()

@@ -139,6 +139,9 @@ class Tool(Component):
     # attributes few enough for CPython's compact instance dicts, whose lookups every call
     # makes (tests/test_tools.py counts them).
     questions_first = False
+    # Its tasks may run again, from the start, on another worker (handed over when theirs
+    # stops before they end, or dies: toolwire.server.task_handover).
+    resumable = False
 
     def __init__(
         self,
@@ -162,6 +165,7 @@ class Tool(Component):
         split_lists: bool = True,
         task: Literal["optional", "required"] | bool | TaskConfig | None = None,
         questions_first: bool = False,
+        resumable: bool = False,
         **metadata: Unpack[Metadata],
     ) -> None:
         if not callable(fn):
@@ -246,6 +250,12 @@ class Tool(Component):
         # are input_required rounds of the call (SEP-2663 with SEP-2322).
         if questions_first and task is not None:
             self.questions_first = True
+        if resumable:
+            if task is None or questions_first:
+                raise RegistrationError(
+                    f"Tool {self.name!r}: resumable= is for task tools that start as tasks"
+                )
+            self.resumable = True
 
     def _definition(self) -> JSON:
         """The tool as the newest revision describes it; shaping cuts it down per revision."""

@@ -15,6 +15,8 @@ load balancer serve the same sessions.
 * ``long_job(seconds)`` — a task (2026-07-28, Tasks declared) that works ``seconds`` and
   returns the process id of the worker that ran it.
 * ``confirmed_job()`` — a task that asks for a confirmation first.
+* ``resumable_job(seconds)`` — ``long_job`` declared ``resumable``: a worker that stops or
+  dies before it ends hands it over, and another runs it again.
 """
 
 from __future__ import annotations
@@ -81,6 +83,13 @@ def build(shutdown_grace: float = 2.0) -> Server:
     @mcp.tool(task="optional")
     async def long_job(seconds: float) -> int:
         """Work for a while, as a task; the pid of the worker that ran it."""
+        await asyncio.sleep(seconds)
+        return os.getpid()
+
+    @mcp.tool(task="optional", resumable=True)
+    async def resumable_job(seconds: float) -> int:
+        """Work for a while, as a task that may run again elsewhere; the pid of the worker
+        that ran it to its end."""
         await asyncio.sleep(seconds)
         return os.getpid()
 

@@ -250,6 +250,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         split_lists: bool = ...,
         task: Literal["optional", "required"] | bool | TaskConfig | None = None,
         questions_first: bool = False,
+        resumable: bool = False,
         app: str | None = None,
         visible_to: str | Iterable[str] | None = None,
         **metadata: Unpack[Metadata],
@@ -301,6 +302,10 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             from .tasks import serve_tasks
 
             serve_tasks(self)
+        if tool.resumable and self.tasks.handover is None:
+            from .task_handover import Handover
+
+            self.tasks.handover = Handover(self.tasks)
         return self.tool_registry.add(tool)
 
     def provide(

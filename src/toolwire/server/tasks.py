@@ -74,12 +74,20 @@ def _now() -> str:
 class Task:
     """One task: its state as ``tasks/get`` shows it, and the tool run behind it."""
 
-    def __init__(self, owner: str | None, ttl_ms: int, poll_ms: int | None = None) -> None:
-        self.id = secrets.token_urlsafe(18)
+    def __init__(
+        self,
+        owner: str | None,
+        ttl_ms: int,
+        poll_ms: int | None = None,
+        task_id: str | None = None,
+        created_at: str | None = None,
+    ) -> None:
+        self.id = task_id or secrets.token_urlsafe(18)
         self.owner = owner
         self.status = "working"
         self.status_message: str | None = None
-        self.created_at = self.updated_at = _now()
+        self.updated_at = _now()
+        self.created_at = created_at or self.updated_at
         self.expires = time.monotonic() + ttl_ms / 1000
         self.ttl_ms = ttl_ms
         self.poll_ms = poll_ms or POLL_INTERVAL_MS  # the tool's TaskConfig, else the default
@@ -92,6 +100,8 @@ class Task:
         self.dirty = False  # changed since it was last saved
         self.writer: asyncio.Future[None] | None = None
         self.stopped = False  # its worker stopped before it ended (TaskRegistry.finish)
+        self.resumable = False  # it may run again elsewhere (toolwire.server.task_handover)
+        self.handed_over = False  # its worker stopped and another is to run it again
 
     def state(self) -> JSON:
         """The task as its creation result and ``tasks/get`` describe it."""
@@ -180,6 +190,9 @@ class TaskRegistry:
         self._followers: dict[str, set[str | int]] = {}
         # Calls of questions_first tools, until their tool calls ctx.start_task().
         self.starters: dict[Request, Callable[[Context], Task]] = {}
+        self.stopping = False  # finish() began: no task is taken over from another worker
+        # Resumable tools' tasks (toolwire.server.task_handover), once one is registered.
+        self.handover: Any = None
 
     @property
     def store(self) -> Any:
@@ -191,7 +204,10 @@ class TaskRegistry:
             ended = [task.id for task in self._tasks.values() if task.status in TERMINAL]
             for task_id in ended[: len(self._tasks) - MAX_TASKS + MAX_TASKS // 10]:
                 del self._tasks[task_id]
-        task = Task(owner, self.ttl_ms, poll_ms)
+        return self.add(Task(owner, self.ttl_ms, poll_ms))
+
+    def add(self, task: Task) -> Task:
+        """Run ``task`` here: its changes are told and saved."""
         task.changed = self._changed
         self._tasks[task.id] = task
         return task
@@ -210,7 +226,12 @@ class TaskRegistry:
         if saved is None or saved.pop("owner", None) != request.caller:
             raise RPCError(jsonrpc.INVALID_PARAMS, f"Task not found: {task_id[:100]!r}")
         worker = saved.pop("worker", None)
-        if saved.get("status") not in TERMINAL and not await store.worker_alive(worker):
+        resumable = saved.pop("resumable", False)  # another worker takes it over
+        if (
+            saved.get("status") not in TERMINAL
+            and not resumable
+            and not await store.worker_alive(worker)
+        ):
             error = RPCError(jsonrpc.INTERNAL_ERROR, STOPPED)
             saved.pop("inputRequests", None)
             saved.update(status="failed", error=error.to_error(), statusMessage=error.message)
@@ -325,10 +346,14 @@ class TaskRegistry:
             task.dirty = False
             remaining = max(1.0, task.expires - time.monotonic())
             record = {**task.state(), "owner": task.owner, "worker": store.instance}
+            if task.resumable:
+                record["resumable"] = True
             try:
                 await store.save_task(task.id, record, remaining)
                 # (listen streams on other workers may follow it)
                 await store.publish_change({"task": task.id, "state": task.state()})
+                if task.resumable and task.status in TERMINAL:
+                    await store.end_run(task.id)
             except Exception as exc:  # Redis trouble: the next change tries again
                 logger.warning("Could not save the task %s: %s", task.id, exc)
 
@@ -343,15 +368,28 @@ class TaskRegistry:
         """A stopping server's tasks count as work in flight: those running get ``grace``
         seconds to end, the rest fail saying that their worker stopped; every task's last
         state is in the shared store before this returns (and the store closes)."""
+        self.stopping = True
         running = {task.run: task for task in self._tasks.values() if task.run is not None}
         pending = [run for run in running if not run.done()]
         if pending:
             _done, late = await asyncio.wait(pending, timeout=grace)
             for run in late:
-                running[run].stopped = True
+                task = running[run]
+                if task.resumable and self.store is not None:
+                    task.handed_over = True
+                else:
+                    task.stopped = True
                 run.cancel()
             if late:
                 await asyncio.wait(late, timeout=1.0)
+            handed = [running[run].id for run in late if running[run].handed_over]
+            for task_id in handed:  # (the store tells where it is now)
+                del self._tasks[task_id]
+            if handed:
+                try:
+                    await self.store.hand_over(handed)
+                except Exception as exc:  # its heartbeat's end hands them over instead
+                    logger.warning("Could not hand over the tasks %s: %s", handed, exc)
         writers = [task.writer for task in self._tasks.values() if task.writer is not None]
         if any(not writer.done() for writer in writers):
             await asyncio.wait(writers, timeout=2.0)
@@ -450,6 +488,10 @@ def start_task(
     context = Context(connection, request)
     context._task = task
     task.run = asyncio.ensure_future(_run(server, tool, task, context, arguments))
+    if tool.resumable and registry.store is not None:
+        return registry.handover.kept(
+            task, _answer(registry, task, created), tool, request, arguments
+        )
     return _answer(registry, task, created)
 
 
@@ -514,6 +556,8 @@ def _settle(task: Task, run: asyncio.Future[Any]) -> None:
 
 def _cancelled(task: Task) -> None:
     """The run of ``task`` was cancelled: by ``tasks/cancel``, or by its worker stopping."""
+    if task.handed_over:  # it goes on elsewhere: its state stays as it is
+        return
     if task.stopped:
         error = RPCError(jsonrpc.INTERNAL_ERROR, STOPPED)
         task.error = error.to_error()

@@ -225,6 +225,9 @@ class HttpApp(Answering):
                 if self.store.shared:
                     self.server.change_hooks.append(self.changes.publish)
                     self.server.shared_store = self.store  # tasks are seen by every worker
+                    handover = getattr(getattr(self.server, "tasks", None), "handover", None)
+                    if handover is not None:  # resumable tasks other workers hand over
+                        self.store.take_runs(handover.adopt)
                 if not self.own_runner:  # uvicorn module:app, gunicorn: stop on its signal
                     from .http_run import stop_with_the_runner
 

@@ -103,6 +103,16 @@ class SessionStore(Protocol):
 
     async def worker_alive(self, instance: str) -> bool: ...
 
+    # Runs of resumable tasks, handed over to another worker when theirs stops or dies
+    # (toolwire.transports.http_store_runs).
+    async def keep_run(self, task_id: str, job: JSON, ttl_s: float) -> None: ...
+
+    async def end_run(self, task_id: str) -> None: ...
+
+    async def hand_over(self, task_ids: list[str]) -> None: ...
+
+    def take_runs(self, adopt: Callable[[str, JSON], Awaitable[bool]]) -> None: ...
+
     # Once-only marks and shared secrets (DPoP proof replay, DPoP nonces:
     # toolwire.auth.dpop), seen alike by every worker.
     async def claim(self, key: str, ttl_s: float) -> bool: ...
@@ -176,6 +186,18 @@ class MemoryStore:
 
     async def worker_alive(self, instance: str) -> bool:
         return True
+
+    async def keep_run(self, task_id: str, job: JSON, ttl_s: float) -> None:
+        return None
+
+    async def end_run(self, task_id: str) -> None:
+        return None
+
+    async def hand_over(self, task_ids: list[str]) -> None:
+        return None
+
+    def take_runs(self, adopt: Callable[[str, JSON], Awaitable[bool]]) -> None:
+        return None
 
     async def claim(self, key: str, ttl_s: float) -> bool:
         """True the first time ``key`` is claimed within ``ttl_s`` seconds."""
@@ -266,6 +288,7 @@ class RedisStore:
         self._errors: tuple[type[BaseException], ...] = (OSError, asyncio.TimeoutError)
         self._pending: asyncio.Queue[tuple[str, str, str, int, bytes, bool]] | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._run_queue: Any = None  # the runs of resumable tasks, once used
 
     def _client(self) -> Any:
         if self._redis is None:
@@ -526,6 +549,28 @@ class RedisStore:
     async def worker_alive(self, instance: str) -> bool:
         """Whether the worker ``instance`` beat within ``heartbeat`` seconds."""
         return bool(await self._call(self._client().exists(self._worker_key(instance))))
+
+    # ------------------------------------------------------------ runs of resumable tasks
+
+    def _runs(self) -> Any:
+        if self._run_queue is None:
+            from .http_store_runs import RunQueue
+
+            self._run_queue = RunQueue(self)
+        return self._run_queue
+
+    async def keep_run(self, task_id: str, job: JSON, ttl_s: float) -> None:
+        await self._runs().keep(task_id, job, ttl_s)
+
+    async def end_run(self, task_id: str) -> None:
+        await self._runs().end(task_id)
+
+    async def hand_over(self, task_ids: list[str]) -> None:
+        await self._runs().hand_over(task_ids)
+
+    def take_runs(self, adopt: Callable[[str, JSON], Awaitable[bool]]) -> None:
+        """Take the runs other workers hand over, while this store runs."""
+        self._tasks.append(asyncio.create_task(self._runs().take(adopt)))
 
     # ------------------------------------------------------------ announcements
 
