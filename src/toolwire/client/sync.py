@@ -105,9 +105,16 @@ class SyncClient:
         return self.run(self.client.list_tools(refresh=refresh))
 
     def call_tool(
-        self, name: str, arguments: JSON | None = None, *, timeout: float | None = None
+        self,
+        name: str,
+        arguments: JSON | None = None,
+        *,
+        timeout: float | None = None,
+        idempotency_key: str | None = None,
     ) -> CallResult:
-        return self.run(self.client.call_tool(name, arguments, timeout=timeout))
+        return self.run(
+            self.client.call_tool(name, arguments, timeout=timeout, idempotency_key=idempotency_key)
+        )
 
     def request(
         self, method: str, params: JSON | None = None, *, timeout: float | None = None

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..protocol.header_params import header_params
+from ..protocol.revisions import META_IDEMPOTENCY_KEY as IDEMPOTENCY_KEY
 from .answers import content_blocks, named
 from .outputs import OutputChecks
 from .primitives import walk_pages
@@ -130,17 +131,26 @@ class ClientTools:
         progress: ProgressHandler | None = None,
         task_status: Callable[[JSON], Any] | None = None,
         on_let_go: LetGoHandler | None = None,
+        idempotency_key: str | None = None,
     ) -> CallResult:
         """Call a tool and return its result; a tool the server runs as a task (with the
         Tasks extension declared) is waited for, and ``task_status`` sees each state polled.
         ``on_let_go(retry_ms)`` is called when the server lets the call's stream go before
-        answering (SEP-1699 polling: the answer still comes; :mod:`toolwire.client.let_go`)."""
+        answering (SEP-1699 polling: the answer still comes; :mod:`toolwire.client.let_go`).
+        ``idempotency_key`` (a UUID, say): a toolwire server runs the call once however often
+        it comes with that key, so over HTTP it is sent again, once, when the connection
+        fails before the answer (:mod:`toolwire.server.idempotency`)."""
         params: JSON = {"name": name, "arguments": arguments or {}}
+        meta: JSON = {}
         token = None
         if progress is not None:
             token = f"progress-{next(self._ids)}"
             self._progress[token] = progress
-            params["_meta"] = {"progressToken": token}
+            meta["progressToken"] = token
+        if idempotency_key is not None:
+            meta[IDEMPOTENCY_KEY] = idempotency_key
+        if meta:
+            params["_meta"] = meta
         try:
             result = await self.request("tools/call", params, timeout=timeout, on_let_go=on_let_go)
         finally:

@@ -45,7 +45,7 @@ from .. import jsonrpc
 from .._pip import extra_install
 from ..errors import ClientError, RPCError, Unauthorized
 from ..protocol.header_params import NAMED_METHODS, header_params
-from ..protocol.revisions import META_PROTOCOL_VERSION, MODERN_REVISIONS
+from ..protocol.revisions import META_IDEMPOTENCY_KEY, META_PROTOCOL_VERSION, MODERN_REVISIONS
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
 from .http_client_auth import (
     MAX_AUTH_RETRIES,
@@ -220,6 +220,11 @@ class HttpClientTransport(QueueReceiver):
             except _SessionExpired:
                 await self._renew()
                 await self._exchange(data, message, mid, retry=False)
+            except _httpx().TransportError as exc:
+                if not _keyed(message):  # it may have run: not sent again blindly
+                    raise
+                logger.info("A keyed call's connection failed (%s): sending it again", exc)
+                await self._exchange(data, message, mid)  # it runs once however often sent
         except asyncio.CancelledError:
             raise
         except _SessionExpired:
@@ -525,6 +530,13 @@ class HttpClientTransport(QueueReceiver):
                 return
             await asyncio.sleep(cursor.delay)
             cursor.idle += 1
+
+
+def _keyed(message: JSON | None) -> bool:
+    """A call sent with an idempotency key, which a toolwire server runs once."""
+    params = message.get("params") if message is not None else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and META_IDEMPOTENCY_KEY in meta
 
 
 def _single(error: BaseException) -> BaseException:
