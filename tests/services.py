@@ -439,3 +439,41 @@ def start_nginx(
         finally:
             _stop(process)  # SIGTERM: nginx's fast shutdown
             lines.join()
+
+
+# ---------------------------------------------------------------- HAProxy
+
+
+@contextlib.contextmanager
+def start_haproxy(config: str) -> Iterator[str]:
+    """HAProxy with ``config``, whose ``bind`` line reads ``bind {bind}``: it serves on a
+    loopback socket it takes from this process (``fd@N``), so the port is ready at once.
+
+    Yields the base URL (``http://127.0.0.1:PORT``); HAProxy's warnings and errors go with a
+    failure."""
+    binary = require("haproxy")
+    sock = listening_socket()
+    port = int(sock.getsockname()[1])
+    with tempfile.TemporaryDirectory(prefix="toolwire-haproxy-") as tmp:
+        conf = Path(tmp, "haproxy.cfg")
+        conf.write_text(config.replace("{bind}", f"fd@{sock.fileno()}"))
+        try:
+            process = subprocess.Popen(
+                [binary, "-db", "-f", str(conf)],
+                pass_fds=[sock.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+            )
+        finally:
+            sock.close()
+        assert process.stdout is not None
+        lines = _Lines(process.stdout, "haproxy")
+        try:
+            yield f"http://{LOOPBACK}:{port}"
+        except BaseException:
+            print("haproxy:", *lines.kept, sep="\n")
+            raise
+        finally:
+            _stop(process)
+            lines.join()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -383,3 +384,16 @@ def test_examples_do_not_touch_the_network() -> None:
         source = path.read_text()
         for module in ("httpx", "requests", "urllib", "socket", "aiohttp"):
             assert f"import {module}" not in source, path.name
+
+
+async def test_the_container_recipes_server_serves_its_tools() -> None:
+    """``examples/deploy/server.py`` as its workers run it (``toolwire run``), here over stdio
+    and without Redis: it answers which worker it is, and its resumable task runs."""
+    server = [sys.executable, "-m", "toolwire", "run", str(EXAMPLES / "deploy" / "server.py")]
+    async with checked_client(server, MODERN) as client:
+        names = {tool["name"] for tool in await client.list_tools()}
+        assert names == {"whoami", "summarize"}
+        host, pid = (await client.call_tool("whoami")).text.rsplit(":", 1)
+        assert host == os.uname().nodename and int(pid) > 0
+        summary = await client.call_tool("summarize", {"seconds": 0.1})
+        assert summary.text == f"summarized on {os.uname().nodename}"

@@ -1,10 +1,13 @@
 """A rolling restart under steady load, as an operator does it: three workers sharing Redis
 behind nginx, each in turn sent ``SIGTERM`` and replaced by a new one on its port; the
 workers started in each way deployment.md shows (``mcp.run``, ``toolwire run``, ``uvicorn
-module:app``, with ``--workers 2`` too). A stopping worker drains: ``/readyz`` says not ready and it serves ``drain_delay`` more seconds with
-``Connection: close`` on every answer (so nginx keeps no connection to it), then refuses
-connections (nginx sends those requests to another worker, which is safe: the worker never
-read them) and gives what is in flight ``shutdown_grace`` seconds.
+module:app``, with ``--workers 2`` too), and the container recipe of ``examples/deploy``
+(its workers' command line, behind HAProxy with its ``haproxy.cfg``, which follows
+``/readyz``). A stopping worker drains: ``/readyz`` says not ready and it serves
+``drain_delay`` more seconds with ``Connection: close`` on every answer (so the balancer keeps
+no connection to it), then refuses connections (the balancer sends those requests to another
+worker, which is safe: the worker never read them) and gives what is in flight
+``shutdown_grace`` seconds.
 
 Eight clients call all along: the official SDK's client on 2025-11-25 sessions and on
 2026-07-28, and raw 2026-07-28 requests on kept-alive and on fresh connections. Every call
@@ -18,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import shlex
 import signal
 import sys
 import uuid
@@ -30,10 +34,19 @@ import httpx
 import orjson
 import pytest
 import redis.asyncio as aioredis
+import yaml
 from mcp import Client as SdkClient
 
 from mcp_spec import WireChecker, validate_definition
-from services import Worker, free_port, start_listening, start_nginx, start_redis
+from services import (
+    LOOPBACK,
+    Worker,
+    free_port,
+    start_haproxy,
+    start_listening,
+    start_nginx,
+    start_redis,
+)
 from wire import MODERN, modern_meta
 
 pytestmark = pytest.mark.timeout(240)
@@ -65,6 +78,35 @@ UVICORN = (sys.executable, "-m", "uvicorn", "--app-dir", str(SERVERS), "rolling_
 UVICORN_READY = "Application startup complete"
 
 
+RECIPE = Path(__file__).parents[1] / "examples" / "deploy"
+
+
+def recipe_command(port: int, redis_url: str) -> list[str]:
+    """The workers' command of the container recipe (``examples/deploy/compose.yaml``) for
+    this test's server, on loopback, with this test's Redis."""
+    services = yaml.safe_load((RECIPE / "compose.yaml").read_text())["services"]
+    assert {"redis", "worker1", "worker2", "worker3", "balancer"} <= set(services)
+    command = shlex.split(services["worker1"]["command"])
+    assert command[:3] == ["toolwire", "run", "server.py"], command
+    given = {"--host": "0.0.0.0", "--port": "8000", "--redis": "redis://redis:6379/0"}
+    for option, value in given.items():
+        at = command.index(option)
+        assert command[at + 1] == value, command
+        command[at + 1] = {"--host": "127.0.0.1", "--port": str(port), "--redis": redis_url}[option]
+    return [*TOOLWIRE, "run", str(WORKER), *command[3:]]
+
+
+def recipe_balancer(ports: list[int]) -> str:
+    """The recipe's ``haproxy.cfg`` with its three workers on these loopback ports."""
+    config = (RECIPE / "haproxy.cfg").read_text()
+    lines = ["    bind :8080", *(f"    server worker{n} worker{n}:8000" for n in (1, 2, 3))]
+    assert all(line in config.splitlines() for line in lines), config
+    config = config.replace(lines[0], "    bind {bind}")
+    for n, port in enumerate(ports, 1):
+        config = config.replace(lines[n], f"    server worker{n} {LOOPBACK}:{port}")
+    return config
+
+
 def started_by(mode: str, port: int, redis_url: str) -> contextlib.AbstractContextManager[Worker]:
     """A worker on ``port`` started in one of the ways deployment.md shows."""
     env = {
@@ -72,6 +114,8 @@ def started_by(mode: str, port: int, redis_url: str) -> contextlib.AbstractConte
         "ROLLING_DRAIN_DELAY": str(DRAIN_DELAY),
         "ROLLING_GRACE": str(GRACE),
     }
+    if mode == "compose recipe":
+        return start_listening(recipe_command(port, redis_url), port, "Serving rolling", env=env)
     if mode == "mcp.run":
         return start_listening([sys.executable, str(WORKER), str(port)], port, "listening", env=env)
     if mode == "toolwire run":
@@ -231,7 +275,7 @@ async def runs_counted(redis_url: str) -> dict[str, int]:
     return {key.decode().rsplit(":", 1)[1]: int(n) for key, n in zip(keys, values, strict=True)}
 
 
-MODES = ["mcp.run", "toolwire run", "uvicorn", "uvicorn --workers 2"]
+MODES = ["mcp.run", "toolwire run", "uvicorn", "uvicorn --workers 2", "compose recipe"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -240,7 +284,11 @@ async def test_a_rolling_restart_under_load_fails_loses_and_repeats_nothing(mode
         redis_url = stack.enter_context(start_redis())
         workers = Workers(mode, redis_url, stack)
         first = [await workers.start(port) for port in workers.ports]
-        base = stack.enter_context(start_nginx(workers.ports, " max_fails=0", resend_posts=True))
+        if mode == "compose recipe":  # HAProxy following /readyz
+            base = stack.enter_context(start_haproxy(recipe_balancer(workers.ports)))
+        else:
+            nginx = start_nginx(workers.ports, " max_fails=0", resend_posts=True)
+            base = stack.enter_context(nginx)
         url = f"{base}/mcp"
         tally, going = Tally(), asyncio.Event()
         going.set()
