@@ -18,6 +18,7 @@ and then sends such a call again, once, when its connection failed before the an
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import inspect
 from typing import Any
@@ -35,6 +36,17 @@ WAIT_S = 300.0  # how long a repeat waits for the first call's answer
 POLL_S = 0.1  # how often it looks
 SETTLE_S = 2.0  # a claimed key's first answer (none yet) is written right after the claim
 MAX_KEY = 255
+
+
+def keyed_call(server: Any, connection: Any, request: Request, name: str, arguments: JSON) -> Any:
+    """``tools/call`` with an idempotency key: run once, answered alike after; a call that
+    brings the answers to its questions (``requestState``) runs as usual."""
+    params = request.params
+    if "requestState" in params or "inputResponses" in params:
+        return server.invoke_tool(connection, request, name, arguments)
+    key = (request.meta or {}).get(IDEMPOTENCY_KEY)
+    run = functools.partial(server.invoke_tool, connection, request, name, arguments)
+    return once(server, key, request, name, arguments, run)
 
 
 async def once(

@@ -9,7 +9,7 @@ from typing import Any
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
-from ..protocol.revisions import SUPPORTED_NEWEST_FIRST
+from ..protocol.revisions import META_IDEMPOTENCY_KEY, SUPPORTED_NEWEST_FIRST
 from .prompt_methods import PROMPT_METHODS
 from .request import JSON, LOG_RANK, Request
 from .resource_methods import RESOURCE_METHODS
@@ -59,6 +59,11 @@ def _call_tool(connection: ServerConnection, request: Request) -> Any:
         arguments = {}
     elif not isinstance(arguments, dict):
         raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+    meta = request.meta
+    if meta is not None and META_IDEMPOTENCY_KEY in meta:  # run once however often sent
+        from .idempotency import keyed_call
+
+        return keyed_call(connection.server, connection, request, name, arguments)
     return connection.server.invoke_tool(connection, request, name, arguments)
 
 

@@ -366,8 +366,9 @@ class TaskRegistry:
 
     async def finish(self, grace: float) -> None:
         """A stopping server's tasks count as work in flight: those running get ``grace``
-        seconds to end, the rest fail saying that their worker stopped; every task's last
-        state is in the shared store before this returns (and the store closes)."""
+        seconds to end, the rest fail saying that their worker stopped (a resumable one is
+        handed over to another worker instead); every task's last state is in the shared
+        store before this returns (and the store closes)."""
         self.stopping = True
         running = {task.run: task for task in self._tasks.values() if task.run is not None}
         pending = [run for run in running if not run.done()]

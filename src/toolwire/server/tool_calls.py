@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
-from ..protocol.revisions import META_IDEMPOTENCY_KEY as IDEMPOTENCY_KEY
 from .context import Context, _current
 from .core import JSON, ServerCore
 from .inputs import InputRequired, InvalidAnswer, answer_returned
@@ -42,26 +41,6 @@ class ToolCalls(ServerCore):
         arguments: JSON,
         *,
         as_task: bool = True,
-    ) -> Any:
-        meta = request.meta
-        if meta is not None and IDEMPOTENCY_KEY in meta and as_task:
-            params = request.params
-            if not ("requestState" in params or "inputResponses" in params):
-                from .idempotency import once
-
-                def run() -> Any:
-                    return self._invoke_tool(connection, request, name, arguments, as_task)
-
-                return once(self, meta[IDEMPOTENCY_KEY], request, name, arguments, run)
-        return self._invoke_tool(connection, request, name, arguments, as_task)
-
-    def _invoke_tool(
-        self,
-        connection: ServerConnection,
-        request: Request,
-        name: str,
-        arguments: JSON,
-        as_task: bool,
     ) -> Any:
         tool = self._find(name, request)
         if as_task and tool.task is not None and request.features.modern:
