@@ -219,6 +219,7 @@ async def test_one_session_is_served_by_both_workers(cluster: Cluster) -> None:
             "touch_board",
             "add_note",
             "long_job",
+            "resumable_job",
             "confirmed_job",
         }
         pong, _, _ = await mcp.call("ping")

@@ -15,7 +15,9 @@ import orjson
 import pytest
 
 from toolwire import Server
+from toolwire.transports.http_resume import Followed
 from toolwire.transports.http_store import RedisStore
+from toolwire.transports.sse import Stream
 
 from mcp_spec import WireChecker
 from services import start_redis
@@ -132,3 +134,36 @@ async def test_a_get_stream_read_as_the_app_closes_is_refused(redis_url: str) ->
         lifespan.put_nowait({"type": "lifespan.shutdown"})
         await asyncio.wait_for(running, TIMEOUT)
     assert (await told.get())["type"] == "lifespan.shutdown.complete"
+
+
+async def test_a_listen_stream_read_as_the_app_closes_is_refused() -> None:
+    """A 2026-07-28 ``subscriptions/listen`` stream nothing would end once the app closed."""
+    app = adder().http_app()
+    checker = WireChecker(MODERN)
+    params = {"notifications": {"toolsListChanged": True}, "_meta": modern_meta()}
+    message = {"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": params}
+    checker.client_sent(message)
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "subscriptions/listen",
+    }
+    await app.close()
+    status, answer_headers, data = await Exchange(
+        app, "POST", headers, orjson.dumps(message)
+    ).answer()
+    assert status == 503, data
+    assert answer_headers["retry-after"] == "1"
+
+
+def test_a_stream_followed_from_the_log_after_the_close_ends_at_once() -> None:
+    """A resumption whose lookup in the store outlasted the app's close ends as it starts."""
+    followed = Followed()
+    before = Stream("before")
+    followed.add(before)
+    followed.close()
+    assert before.done
+    after = Stream("after")
+    followed.add(after)
+    assert after.done

@@ -46,7 +46,7 @@ from .http_auth import MetadataDocument, authenticate, owner_of
 from .http_changes import ChangeRelay
 from .http_guard import Guard, Rejection, read_body
 from .http_health import Health
-from .http_resume import cut_answer, resume
+from .http_resume import Followed, cut_answer, resume
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
 from .http_store import MemoryStore, SessionStore, StoreUnavailable
@@ -61,6 +61,7 @@ SESSION_STATE_METHODS = frozenset(
     {"logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
 STORE_DOWN = "The session store is unavailable; try again shortly"
+LISTEN = "subscriptions/listen"
 
 
 class HttpServer(Protocol):
@@ -152,7 +153,7 @@ class HttpApp(Answering):
         self.sessions = limits.SessionTable(max_sessions, max_client_sessions, self.streams)
         self.closing = False  # set once the app is shutting down: cut calls say so
         self.modern_calls: set[Stream] = set()  # 2026-07-28 calls being answered
-        self.followed: set[Stream] = set()  # streams served from the shared store's log
+        self.followed = Followed()  # streams served from the shared store's log
         self.posts = 0  # POST requests being handled, from their first byte to their answer
         self._posts_done: asyncio.Event | None = None  # set when none are left (while draining)
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
@@ -306,8 +307,9 @@ class HttpApp(Answering):
                     _, data = cut_answer(stream.request_id, True)
                     self.store.record(session.id, stream.id, stream.seq + 1, data, True)
                 stream.close()
-        for stream in [*self.modern_calls, *self.followed]:
+        for stream in list(self.modern_calls):
             stream.close()
+        self.followed.close()
 
     # ------------------------------------------------------------ POST
 
@@ -357,6 +359,9 @@ class HttpApp(Answering):
         peer: str | None = None,
     ) -> None:
         check_mirrored_headers(message, headers, self.server.header_params)
+        if self.closing and isinstance(message, dict) and message.get("method") == LISTEN:
+            # a stream read as the app closed: nothing would end it
+            raise Rejection(503, "The server is shutting down", headers=[(b"retry-after", b"1")])
         if not wants_json:  # no stream for it: refused before it runs
             refused = self.streams.refusal(None, jsonrpc.request_id(message))
             if refused is not None:

@@ -42,6 +42,28 @@ WORKER_GONE = (
 StreamOut = Callable[..., Awaitable[None]]
 
 
+class Followed:
+    """The streams a worker serves from the shared log: ended together when it closes, and
+    one that starts after that (its lookup in the store outlasted the close) at once."""
+
+    def __init__(self) -> None:
+        self.streams: set[Stream] = set()
+        self.closed = False
+
+    def add(self, stream: Stream) -> None:
+        self.streams.add(stream)
+        if self.closed:
+            stream.close()
+
+    def discard(self, stream: Stream) -> None:
+        self.streams.discard(stream)
+
+    def close(self) -> None:
+        self.closed = True
+        for stream in list(self.streams):
+            stream.close()
+
+
 def refused(message: str) -> Rejection:
     return Rejection.rpc(400, RPCError(jsonrpc.INVALID_REQUEST, message))
 
@@ -53,7 +75,7 @@ async def resume(
     receive: Receive,
     send: Send,
     stream_out: StreamOut,
-    followed: set[Stream],
+    followed: Followed,
 ) -> None:
     """Answer a GET carrying ``Last-Event-ID`` for ``session``; a stream served from the
     shared log is in ``followed`` while it lasts (the app ends them when it closes)."""
@@ -89,7 +111,7 @@ async def _from_log(
     receive: Receive,
     send: Send,
     stream_out: StreamOut,
-    followed: set[Stream],
+    followed: Followed,
 ) -> None:
     """Serve a stream another worker writes (or wrote) from the shared event log."""
     replayed = Stream(stream_id)
