@@ -73,7 +73,7 @@ async def once(
         except RPCError as exc:
             await store.set_value(answer_key, _kept(call, error=exc.to_error()), KEEP_S)
             raise
-        except asyncio.CancelledError:
+        except BaseException:  # cut short (cancelled), or failed in a way no answer tells
             await asyncio.shield(store.set_value(answer_key, _kept(call, cut=True), KEEP_S))
             raise
         await store.set_value(answer_key, _kept(call, result=result), KEEP_S)
