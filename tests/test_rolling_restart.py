@@ -67,6 +67,7 @@ class Tally:
 
     answered: dict[str, str] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    closing: list[str] = field(default_factory=list)  # errors of clients as they closed
 
     def failure(self, call_id: str, client: str, exc: Exception) -> None:
         self.failed[call_id] = f"{client}: {exc!r}"[:300]
@@ -169,7 +170,9 @@ def result_text(result: JSON, revision: str) -> str:
 async def sdk_client(url: str, mode: str, tally: Tally, going: asyncio.Event) -> None:
     """The official SDK's client: ``legacy`` (2025-11-25 session) or ``auto`` (2026-07-28)."""
     revision = LEGACY if mode == "legacy" else MODERN
-    async with SdkClient(url, mode=mode, read_timeout_seconds=TIMEOUT) as client:
+    client = SdkClient(url, mode=mode, read_timeout_seconds=TIMEOUT)
+    await client.__aenter__()
+    try:
         assert client.protocol_version == revision
         while going.is_set():
             call_id = uuid.uuid4().hex
@@ -180,6 +183,13 @@ async def sdk_client(url: str, mode: str, tally: Tally, going: asyncio.Event) ->
             except Exception as exc:
                 tally.failure(call_id, f"sdk {mode}", exc)
                 return  # its session may be gone with it
+    finally:
+        try:
+            await client.__aexit__(None, None, None)
+        except Exception as exc:  # e.g. anyio.BrokenResourceError from the SDK's transport
+            # (an answer that reached it after its session stopped reading): not a call's
+            # outcome, which the tally holds; shown with the figures
+            tally.closing.append(f"sdk {mode} closing: {exc!r}"[:300])
 
 
 HEADERS = {
@@ -309,6 +319,7 @@ async def test_a_rolling_restart_under_load_fails_loses_and_repeats_nothing(mode
             f"{mode}: calls {len(tally.answered) + len(tally.failed)}, failed {len(tally.failed)}, "
             f"run twice {len(twice)}, lost {len(lost)}, task {task['status']}"
         )
+        print(*tally.closing, sep="\n")
         if tally.failed:  # (with nginx's log: pytest shows a failure's whole output)
             print(*tally.failed.values(), workers.logs(), sep="\n")
         assert not tally.failed, list(tally.failed.values())[:5]
