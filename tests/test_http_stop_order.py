@@ -51,9 +51,12 @@ def adder() -> Server:
 class Exchange:
     """One HTTP request to ``app``, its client staying until the answer ends."""
 
-    def __init__(self, app: Any, method: str, headers: dict[str, str], body: bytes = b"") -> None:
+    def __init__(
+        self, app: Any, method: str, headers: dict[str, str], body: bytes | None = b""
+    ) -> None:
         self.sent: list[JSON] = []
-        self._bodies = [{"type": "http.request", "body": body, "more_body": False}]
+        # (None: a body that never arrives)
+        self._bodies = [] if body is None else [{"type": "http.request", "body": body}]
         self._gone = asyncio.Event()  # the client hangs up only when told
         raw = [(k.encode(), v.encode()) for k, v in {**headers, "host": "127.0.0.1"}.items()]
         scope = {"type": "http", "method": method, "path": "/mcp", "headers": raw}
@@ -167,3 +170,19 @@ def test_a_stream_followed_from_the_log_after_the_close_ends_at_once() -> None:
     after = Stream("after")
     followed.add(after)
     assert after.done
+
+
+async def test_a_request_still_running_after_the_grace_does_not_hold_the_stop(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A POST whose body never arrives waits for it (up to ``body_timeout``); a stop gives it
+    the grace, then, a moment after the close, cancels it, saying where it waited, so that a
+    runner waiting for every request (uvicorn) stops."""
+    app = Server("stopping", shutdown_grace=0.2).http_app()
+    headers = {"content-type": "application/json", "accept": "application/json"}
+    waiting = Exchange(app, "POST", {**headers, "content-length": "64"}, body=None)
+    await asyncio.wait_for(app.stop(), TIMEOUT)
+    assert waiting.task.done()
+    assert waiting.sent == []  # nothing was answered: a balancer may send it elsewhere
+    [warning] = [r.getMessage() for r in caplog.records if "still running" in r.getMessage()]
+    assert "read_body" in warning, warning

@@ -62,6 +62,7 @@ SESSION_STATE_METHODS = frozenset(
 )
 STORE_DOWN = "The session store is unavailable; try again shortly"
 LISTEN = "subscriptions/listen"
+STRAGGLER_S = 1.0  # how long requests still running after a stop's close get to end
 
 
 class HttpServer(Protocol):
@@ -84,6 +85,18 @@ class HttpServer(Protocol):
     shared_store: Any  # the store, when other workers share it (tasks are kept there)
 
     def announce_list_changed(self, kind: str) -> None: ...
+
+
+def where(task: asyncio.Task[Any]) -> str:
+    """Where ``task`` waits: its coroutines' functions and lines, outermost first."""
+    parts = []
+    awaited: Any = task.get_coro()
+    while (
+        frame := getattr(awaited, "cr_frame", None) or getattr(awaited, "gi_frame", None)
+    ) is not None:
+        parts.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+        awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "gi_yieldfrom", None)
+    return " > ".join(parts) or repr(task)
 
 
 class HttpApp(Answering):
@@ -155,6 +168,7 @@ class HttpApp(Answering):
         self.modern_calls: set[Stream] = set()  # 2026-07-28 calls being answered
         self.followed = Followed()  # streams served from the shared store's log
         self.posts = 0  # POST requests being handled, from their first byte to their answer
+        self.requests: set[asyncio.Task[Any] | None] = set()  # the tasks handling requests
         self._posts_done: asyncio.Event | None = None  # set when none are left (while draining)
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
 
@@ -185,6 +199,8 @@ class HttpApp(Answering):
         method = scope["method"]
         if method == "POST":  # counted before any wait: a drain waits for it (see drain)
             self.posts += 1
+        handling = asyncio.current_task()
+        self.requests.add(handling)
         try:
             self.guard.check(headers)
             identity = None
@@ -212,6 +228,7 @@ class HttpApp(Answering):
             down.headers.append((b"retry-after", b"1"))
             await down.send(send)
         finally:
+            self.requests.discard(handling)
             if method == "POST":
                 self.posts -= 1
                 if not self.posts and self._posts_done is not None:
@@ -265,6 +282,21 @@ class HttpApp(Answering):
     async def _drain_and_close(self) -> None:
         await self.drain(self.server.shutdown_grace)
         await self.close()
+        await self._end_stragglers()
+
+    async def _end_stragglers(self) -> None:
+        """A request still being handled :data:`STRAGGLER_S` after the close (a body that
+        never arrives, say) is cancelled, each with a warning that says where it waited: a
+        runner that waits for every request (uvicorn) then stops within the grace."""
+        left = [task for task in self.requests if task is not None and not task.done()]
+        if left:
+            await asyncio.wait(left, timeout=STRAGGLER_S)
+        for task in left:
+            if not task.done():
+                logger.warning(
+                    "Cancelled a request still running after the grace, at %s", where(task)
+                )
+                task.cancel()
 
     async def drain(self, grace: float) -> None:
         """A graceful stop's middle step: listen streams end at once; every request read
