@@ -8,7 +8,8 @@ would end), never cut short after running nor left open to hold the stop up."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import contextlib
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import orjson
@@ -55,6 +56,7 @@ class Exchange:
         self, app: Any, method: str, headers: dict[str, str], body: bytes | None = b""
     ) -> None:
         self.sent: list[JSON] = []
+        self.started = asyncio.Event()  # the answer began
         # (None: a body that never arrives)
         self._bodies = [] if body is None else [{"type": "http.request", "body": body}]
         self._gone = asyncio.Event()  # the client hangs up only when told
@@ -70,6 +72,7 @@ class Exchange:
 
     async def _send(self, event: JSON) -> None:
         self.sent.append(event)
+        self.started.set()
 
     async def answer(self) -> tuple[int, dict[str, str], bytes]:
         await asyncio.wait_for(self.task, TIMEOUT)
@@ -186,3 +189,54 @@ async def test_a_request_still_running_after_the_grace_does_not_hold_the_stop(
     assert waiting.sent == []  # nothing was answered: a balancer may send it elsewhere
     [warning] = [r.getMessage() for r in caplog.records if "still running" in r.getMessage()]
     assert "read_body" in warning, warning
+
+
+@contextlib.asynccontextmanager
+async def running(app: Any) -> AsyncIterator[None]:
+    """``app``'s lifespan: started, then shut down."""
+    lifespan: asyncio.Queue[JSON] = asyncio.Queue()
+    told: asyncio.Queue[JSON] = asyncio.Queue()
+    lifespan.put_nowait({"type": "lifespan.startup"})
+    task = asyncio.ensure_future(app({"type": "lifespan"}, lifespan.get, told.put))
+    assert (await asyncio.wait_for(told.get(), TIMEOUT))["type"] == "lifespan.startup.complete"
+    try:
+        yield
+    finally:
+        lifespan.put_nowait({"type": "lifespan.shutdown"})
+        await asyncio.wait_for(task, TIMEOUT)
+    assert (await told.get())["type"] == "lifespan.shutdown.complete"
+
+
+async def test_requests_that_find_a_session_at_once_share_it(redis_url: str) -> None:
+    """A GET and a POST reaching worker B together, for a session begun on worker A, each
+    read it from Redis; B keeps one session for both, so its GET stream is the session's
+    and ends when B closes."""
+    a = adder().http_app(store=RedisStore(redis_url))
+    b = adder().http_app(store=RedisStore(redis_url))
+    async with running(a), running(b):
+        checker = WireChecker(LEGACY)
+        params = {
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "stop-order", "version": "1"},
+        }
+        message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+        checker.client_sent(message)
+        json_headers = {"content-type": "application/json", "accept": "application/json"}
+        status, headers, data = await Exchange(
+            a, "POST", json_headers, orjson.dumps(message)
+        ).answer()
+        assert status == 200, data
+        checker.server_sent(data)
+        session = {"mcp-session-id": headers["mcp-session-id"], "mcp-protocol-version": LEGACY}
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        checker.client_sent(ping)
+        stream = Exchange(b, "GET", {"accept": "text/event-stream", **session})
+        pinged = Exchange(b, "POST", {**json_headers, **session}, orjson.dumps(ping))
+        status, _, data = await pinged.answer()
+        assert status == 200, data
+        checker.server_sent(data)
+        await asyncio.wait_for(stream.started.wait(), TIMEOUT)
+        await b.close()
+        status, _, _ = await stream.answer()  # it ended with the session
+        assert status == 200

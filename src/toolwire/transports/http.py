@@ -555,7 +555,8 @@ class HttpApp(Answering):
             if state is None:  # ended (or expired) wherever it was
                 self.sessions.pop(session_id, None)
                 session = None
-            else:
+            else:  # (another request may have restored it here meanwhile: one object)
+                session = self.sessions.get(session_id)
                 if session is None:  # begun through another worker
                     session = self.sessions[session_id] = Session(
                         self.server.connect, self.store, session_id
