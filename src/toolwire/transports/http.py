@@ -169,6 +169,7 @@ class HttpApp(Answering):
         self.followed = Followed()  # streams served from the shared store's log
         self.posts = 0  # POST requests being handled, from their first byte to their answer
         self.requests: set[asyncio.Task[Any] | None] = set()  # the tasks handling requests
+        self._stragglers: set[asyncio.Task[Any]] = set()  # those cut by a stop (after grace)
         self._posts_done: asyncio.Event | None = None  # set when none are left (while draining)
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
 
@@ -227,6 +228,10 @@ class HttpApp(Answering):
             down = Rejection.rpc(503, RPCError(jsonrpc.INTERNAL_ERROR, STORE_DOWN))
             down.headers.append((b"retry-after", b"1"))
             await down.send(send)
+        except asyncio.CancelledError:
+            if handling not in self._stragglers:
+                raise
+            # cut by the stop, which said where (see _end_stragglers): it ends quietly
         finally:
             self.requests.discard(handling)
             if method == "POST":
@@ -296,6 +301,7 @@ class HttpApp(Answering):
                 logger.warning(
                     "Cancelled a request still running after the grace, at %s", where(task)
                 )
+                self._stragglers.add(task)
                 task.cancel()
 
     async def drain(self, grace: float) -> None:
