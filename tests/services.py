@@ -299,6 +299,7 @@ def start_listening(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env={**os.environ, **(env or {})},
+        start_new_session=True,  # its own process group: its workers go with it
     )
     assert process.stdout is not None
     output = _Lines(process.stdout, f"server {process.pid}")
@@ -312,6 +313,8 @@ def start_listening(
         raise
     finally:
         _stop(process)
+        with contextlib.suppress(ProcessLookupError):  # the workers of a parent that was killed
+            os.killpg(process.pid, signal.SIGKILL)
         output.join()
 
 
