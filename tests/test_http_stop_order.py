@@ -105,41 +105,52 @@ async def test_a_call_that_reaches_the_app_as_its_drain_begins_is_answered_not_c
     assert orjson.loads(data)["result"]["structuredContent"] == {"result": 5}
 
 
+@contextlib.asynccontextmanager
+async def running(app: Any) -> AsyncIterator[None]:
+    """``app``'s lifespan: started, then shut down."""
+    lifespan: asyncio.Queue[JSON] = asyncio.Queue()
+    told: asyncio.Queue[JSON] = asyncio.Queue()
+    lifespan.put_nowait({"type": "lifespan.startup"})
+    task = asyncio.ensure_future(app({"type": "lifespan"}, lifespan.get, told.put))
+    assert (await asyncio.wait_for(told.get(), TIMEOUT))["type"] == "lifespan.startup.complete"
+    try:
+        yield
+    finally:
+        lifespan.put_nowait({"type": "lifespan.shutdown"})
+        await asyncio.wait_for(task, TIMEOUT)
+    assert (await told.get())["type"] == "lifespan.shutdown.complete"
+
+
+JSON_ONLY = {"content-type": "application/json", "accept": "application/json"}
+
+
+async def initialized(app: Any, checker: WireChecker) -> dict[str, str]:
+    """A legacy session opened through ``app``: the headers that name it."""
+    params = {
+        "protocolVersion": LEGACY,
+        "capabilities": {},
+        "clientInfo": {"name": "stop-order", "version": "1"},
+    }
+    message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+    checker.client_sent(message)
+    status, headers, data = await Exchange(app, "POST", JSON_ONLY, orjson.dumps(message)).answer()
+    assert status == 200, data
+    checker.server_sent(data)
+    return {"mcp-session-id": headers["mcp-session-id"], "mcp-protocol-version": LEGACY}
+
+
 async def test_a_get_stream_read_as_the_app_closes_is_refused(redis_url: str) -> None:
     """With a shared store a closed app can still find the session (it is in Redis); the
     GET stream it would open has nothing to end it, so it is refused with 503."""
     app = adder().http_app(store=RedisStore(redis_url))
-    lifespan: asyncio.Queue[JSON] = asyncio.Queue()
-    told: asyncio.Queue[JSON] = asyncio.Queue()
-    lifespan.put_nowait({"type": "lifespan.startup"})
-    running = asyncio.ensure_future(app({"type": "lifespan"}, lifespan.get, told.put))
-    assert (await asyncio.wait_for(told.get(), TIMEOUT))["type"] == "lifespan.startup.complete"
-    try:
-        checker = WireChecker(LEGACY)
-        params = {
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "stop-order", "version": "1"},
-        }
-        message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
-        checker.client_sent(message)
-        json_headers = {"content-type": "application/json", "accept": "application/json"}
-        status, headers, data = await Exchange(
-            app, "POST", json_headers, orjson.dumps(message)
-        ).answer()
-        assert status == 200, data
-        checker.server_sent(data)
-        session = {"mcp-session-id": headers["mcp-session-id"], "mcp-protocol-version": LEGACY}
+    async with running(app):
+        session = await initialized(app, WireChecker(LEGACY))
         await app.close()
         status, headers, data = await Exchange(
             app, "GET", {"accept": "text/event-stream", **session}
         ).answer()
         assert status == 503, data
         assert headers["retry-after"] == "1"
-    finally:
-        lifespan.put_nowait({"type": "lifespan.shutdown"})
-        await asyncio.wait_for(running, TIMEOUT)
-    assert (await told.get())["type"] == "lifespan.shutdown.complete"
 
 
 async def test_a_listen_stream_read_as_the_app_closes_is_refused() -> None:
@@ -191,22 +202,6 @@ async def test_a_request_still_running_after_the_grace_does_not_hold_the_stop(
     assert "read_body" in warning, warning
 
 
-@contextlib.asynccontextmanager
-async def running(app: Any) -> AsyncIterator[None]:
-    """``app``'s lifespan: started, then shut down."""
-    lifespan: asyncio.Queue[JSON] = asyncio.Queue()
-    told: asyncio.Queue[JSON] = asyncio.Queue()
-    lifespan.put_nowait({"type": "lifespan.startup"})
-    task = asyncio.ensure_future(app({"type": "lifespan"}, lifespan.get, told.put))
-    assert (await asyncio.wait_for(told.get(), TIMEOUT))["type"] == "lifespan.startup.complete"
-    try:
-        yield
-    finally:
-        lifespan.put_nowait({"type": "lifespan.shutdown"})
-        await asyncio.wait_for(task, TIMEOUT)
-    assert (await told.get())["type"] == "lifespan.shutdown.complete"
-
-
 async def test_requests_that_find_a_session_at_once_share_it(redis_url: str) -> None:
     """A GET and a POST reaching worker B together, for a session begun on worker A, each
     read it from Redis; B keeps one session for both, so its GET stream is the session's
@@ -215,24 +210,11 @@ async def test_requests_that_find_a_session_at_once_share_it(redis_url: str) -> 
     b = adder().http_app(store=RedisStore(redis_url))
     async with running(a), running(b):
         checker = WireChecker(LEGACY)
-        params = {
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "stop-order", "version": "1"},
-        }
-        message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
-        checker.client_sent(message)
-        json_headers = {"content-type": "application/json", "accept": "application/json"}
-        status, headers, data = await Exchange(
-            a, "POST", json_headers, orjson.dumps(message)
-        ).answer()
-        assert status == 200, data
-        checker.server_sent(data)
-        session = {"mcp-session-id": headers["mcp-session-id"], "mcp-protocol-version": LEGACY}
+        session = await initialized(a, checker)
         ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
         checker.client_sent(ping)
         stream = Exchange(b, "GET", {"accept": "text/event-stream", **session})
-        pinged = Exchange(b, "POST", {**json_headers, **session}, orjson.dumps(ping))
+        pinged = Exchange(b, "POST", {**JSON_ONLY, **session}, orjson.dumps(ping))
         status, _, data = await pinged.answer()
         assert status == 200, data
         checker.server_sent(data)
