@@ -1,12 +1,17 @@
-"""Workarounds for older Pythons, applied to annotations before pydantic sees them."""
+"""Workarounds for older Pythons: annotations made ready for pydantic, and cancellations
+that are never lost."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import sys
 import types
 import typing
-from typing import Any
+from collections.abc import Awaitable, Collection
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 _TYPEDDICT_SHIM = sys.version_info < (3, 12)
 _KEY_MARKERS = {"Required", "NotRequired"}
@@ -66,3 +71,35 @@ def _twin(typed_dict: type) -> Any:
     twin.__module__ = typed_dict.__module__
     twin.__qualname__ = typed_dict.__qualname__
     return twin
+
+
+async def within(awaitable: Awaitable[_T], seconds: float) -> _T:
+    """``await awaitable``, or :class:`asyncio.TimeoutError` after ``seconds``.
+
+    The wait is a timer on the calling task, not a task of its own: before Python 3.12,
+    ``asyncio.wait_for`` drops a cancellation of its caller that arrives as the awaited call
+    ends, and a loop stopped by ``cancel()`` then runs on. (Python 3.10 has only
+    ``wait_for``.)
+    """
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)
+
+
+AGAIN_S = 0.1  # how often a task that ran on after its cancel is cancelled again
+
+
+async def cancelled(tasks: Collection[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait until each has ended (their errors are not raised).
+
+    A task that runs on after its cancel is cancelled again: before Python 3.12 a library's
+    own ``asyncio.wait_for`` may swallow the cancellation (redis-py's does, when a write to
+    Redis ends as the cancel arrives), and a loop cancelled once would run for ever.
+    """
+    pending = set(tasks)
+    while pending:
+        for task in pending:
+            task.cancel()
+        _done, pending = await asyncio.wait(pending, timeout=AGAIN_S)
+    await asyncio.gather(*tasks, return_exceptions=True)

@@ -19,6 +19,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 
+from .._compat import within
+
 logger = logging.getLogger("toolwire.inspector")
 
 MAX_LINE = 8 * 1024
@@ -131,7 +133,7 @@ async def _serve_connection(
 ) -> None:
     while True:
         try:
-            request = await asyncio.wait_for(_read_request(reader), IDLE_TIMEOUT)
+            request = await within(_read_request(reader), IDLE_TIMEOUT)
         except BadRequest as bad:
             await _write(writer, Response.error(bad.status, str(bad)), keep_alive=False)
             return
@@ -222,7 +224,7 @@ async def _stream(writer: asyncio.StreamWriter, stream: EventStream) -> None:
         await writer.drain()
         while True:
             try:
-                item = await asyncio.wait_for(stream.queue.get(), KEEPALIVE_EVERY)
+                item = await within(stream.queue.get(), KEEPALIVE_EVERY)
             except asyncio.TimeoutError:
                 writer.write(b": keep-alive\n\n")
             else:

@@ -9,12 +9,12 @@ deployment names its hosts and origins (or ``"*"``).
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from .. import jsonrpc
+from .._compat import within
 from ..errors import RPCError
 
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -124,9 +124,6 @@ async def read_body(receive: Callable[[], Awaitable[Any]], max_bytes: int, timeo
                 return b"".join(chunks)
 
     try:
-        if sys.version_info >= (3, 11):  # a timer on this task, not a task of its own
-            async with asyncio.timeout(timeout):
-                return await read()
-        return await asyncio.wait_for(read(), timeout)
+        return await within(read(), timeout)
     except asyncio.TimeoutError:
         raise Rejection(408, "The body took too long to arrive") from None

@@ -33,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
+from .._compat import cancelled, within
 from .._pip import extra_install
 
 logger = logging.getLogger("toolwire")
@@ -314,7 +315,7 @@ class RedisStore:
     async def _call(self, command: Awaitable[_T], extra: float = 0.0) -> _T:
         """One Redis command, bounded by ``timeout`` (+ ``extra`` for a blocking read)."""
         try:
-            return await asyncio.wait_for(command, self.timeout + extra)
+            return await within(command, self.timeout + extra)
         except self._errors as exc:
             raise StoreUnavailable(f"Redis did not answer: {exc!r}") from exc
 
@@ -354,11 +355,7 @@ class RedisStore:
         if self._pending is not None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._pending.join(), 2.0)  # let recorded events land
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancelled(self._tasks)
         if self._redis is not None:
             with contextlib.suppress(StoreUnavailable):  # resumed streams end at once
                 await self._call(self._redis.delete(self._worker_key(self.instance)))
@@ -592,7 +589,7 @@ class RedisStore:
     async def _listen_once(self, on_remote_change: Callable[[JSON], None]) -> None:
         pubsub = self._client().pubsub()
         try:
-            await asyncio.wait_for(pubsub.subscribe(self._channel), self.timeout)
+            await within(pubsub.subscribe(self._channel), self.timeout)
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
