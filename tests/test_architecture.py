@@ -1,8 +1,9 @@
 """The layering of DESIGN.md, the import budget, and the static checks.
 
-Inside ``server/`` the modules depend one way too: no module imports, directly or through
-others, a module that imports it back. Every import counts, at the top of a module, under
-``if TYPE_CHECKING:`` or inside a function (docs/architecture.md gives the order).
+Inside each package the modules depend one way too, and so do the package's top-level parts:
+nothing imports, directly or through others, what imports it back. Every import counts, at
+the top of a module, under ``if TYPE_CHECKING:`` or inside a function (docs/architecture.md
+gives the order of ``server/``).
 
 Layers (dependencies point downwards only; client and server never import each other):
 
@@ -157,16 +158,22 @@ def _package_imports(path: Path) -> set[str]:
 def _cycles(folder: Path) -> list[list[str]]:
     """The import cycles among the modules of ``folder`` (each a strongly connected set)."""
     modules = {p.stem: p for p in folder.glob("*.py")}
-    graph = {m: sorted(_package_imports(p) & set(modules) - {m}) for m, p in modules.items()}
+    return _strongly_connected(
+        {m: sorted(_package_imports(p) & set(modules) - {m}) for m, p in modules.items()}
+    )
+
+
+def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
+    """The sets of nodes of ``graph`` that reach each other (Tarjan), of two or more."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     cycles = []
 
-    def visit(node: str) -> None:  # Tarjan's strongly connected components
+    def visit(node: str) -> None:
         index[node] = low[node] = len(index)
         stack.append(node)
-        for target in graph[node]:
+        for target in graph.get(node, ()):
             if target not in index:
                 visit(target)
                 low[node] = min(low[node], low[target])
@@ -182,18 +189,30 @@ def _cycles(folder: Path) -> list[list[str]]:
             if len(component) > 1:
                 cycles.append(sorted(component))
 
-    for module in sorted(graph):
-        if module not in index:
-            visit(module)
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
     return cycles
 
 
-def test_server_modules_depend_one_way() -> None:
-    cycles = _cycles(SRC / "server")
-    assert not cycles, (
-        "import cycles among server/ modules (type-only imports count): "
-        + "; ".join(" <-> ".join(cycle) for cycle in cycles)
-    )
+def test_no_package_has_an_import_cycle() -> None:
+    found = [
+        f"{folder.relative_to(SRC.parent)}: {' <-> '.join(cycle)}"
+        for folder in sorted({path.parent for path in SRC.rglob("*.py")})
+        for cycle in _cycles(folder)
+    ]
+    assert not found, "import cycles (type-only and local imports count): " + "; ".join(found)
+
+
+def test_the_parts_of_the_package_depend_one_way() -> None:
+    """No two top-level parts (``server``, ``cli``, ``tools`` ...) import each other, even
+    through others or within one layer."""
+    graph: dict[str, set[str]] = {}
+    for path in SRC.rglob("*.py"):
+        own = _top(path)
+        graph.setdefault(own, set()).update(t for _, t in _imports(path) if t != own)
+    cycles = _strongly_connected({part: sorted(targets) for part, targets in graph.items()})
+    assert not cycles, "; ".join(" <-> ".join(cycle) for cycle in cycles)
 
 
 def test_the_documented_order_of_server_modules_holds() -> None:

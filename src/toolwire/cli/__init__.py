@@ -30,7 +30,8 @@ import sys
 
 from .. import __version__
 from ..protocol.revisions import REVISIONS
-from .loading import LoadError, RunCall, load, split_target
+from ..server.launch import split_target
+from .loading import LoadError, RunCall, load
 
 __all__ = ["main"]
 

@@ -180,7 +180,8 @@ def _install(options: argparse.Namespace) -> None:
 
 def _load(target: str) -> tuple[Any, str]:
     """The server in ``target`` and ``target`` with its file made absolute."""
-    from .loading import LoadError, load_server, split_target
+    from ..server.launch import split_target
+    from .loading import LoadError, load_server
     from .progress import spinner
 
     try:

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from ..server.core import ServerCore
-from ..server.launch import taken
+from ..server.launch import split_target, taken
 from .packages import missing_module_message
 from .user_output import to_stderr
 
@@ -60,14 +60,6 @@ class _RunCalled(BaseException):
 
 def _take_run(server: Any, transport: str, options: dict[str, Any]) -> None:
     raise _RunCalled(RunCall(server, transport, dict(options)))
-
-
-def split_target(target: str) -> tuple[Path, str | None]:
-    """``FILE[:OBJECT]`` -> (path, object name); a drive letter's colon is not a separator."""
-    head, sep, tail = target.rpartition(":")
-    if sep and head and tail.isidentifier() and not Path(target).exists():
-        return Path(head), tail
-    return Path(target), None
 
 
 def load_server(target: str) -> ServerCore:

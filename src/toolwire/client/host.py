@@ -37,16 +37,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ClientError
 from .approval import ApprovalPolicy, Confirm
 from .client import CallResult, Client
-from .host_exports import export_tools, gemini_declaration, to_gemini_content
+from .host_exports import (
+    HostTool,
+    export_tools,
+    gemini_declaration,
+    to_anthropic_content,
+    to_gemini_content,
+    to_openai_content,
+)
 from .host_primitives import HostPrimitives, HostPrompt, HostResource, UnknownPrimitiveError
 from .naming import HASH_LENGTH, MAX_NAME, NAME_PATTERN, assign_names
 
@@ -84,33 +89,6 @@ def for_the_model(tool: JSON) -> bool:
     ui = meta.get("ui") if isinstance(meta, dict) else None
     visibility = ui.get("visibility") if isinstance(ui, dict) else None
     return not isinstance(visibility, list) or "model" in visibility
-
-
-@dataclass(frozen=True)
-class HostTool:
-    """One tool as the model sees it: ``name``, and where it comes from."""
-
-    name: str
-    server: str
-    tool: str
-    definition: JSON
-
-    @property
-    def description(self) -> str:
-        description = self.definition.get("description")
-        if isinstance(description, str) and description:
-            return description
-        title = self.definition.get("title") or (self.definition.get("annotations") or {}).get(
-            "title"
-        )
-        return str(title) if title else ""
-
-    @property
-    def input_schema(self) -> JSON:
-        schema = self.definition.get("inputSchema")
-        if not isinstance(schema, dict):
-            return {"type": "object", "properties": {}}
-        return dict(schema)
 
 
 class Host(HostPrimitives):
@@ -314,70 +292,3 @@ def denied(tool: HostTool, reason: str) -> CallResult:
         message = f"The call to {tool.name!r} was denied by the user's approval policy ({reason})."
     content = [{"type": "text", "text": message}]
     return CallResult(content=content, is_error=True, raw={"content": content, "isError": True})
-
-
-# ------------------------------------------------------------ results for LLM APIs
-
-
-def _describe(block: JSON) -> str:
-    """Text standing in for a block an API cannot carry."""
-    kind = block.get("type")
-    if kind == "resource_link":
-        label = block.get("title") or block.get("name") or block.get("uri")
-        return f"[resource: {label} <{block.get('uri')}>]"
-    if kind == "resource":
-        resource = block.get("resource") or {}
-        if isinstance(resource.get("text"), str):
-            return str(resource["text"])
-        return f"[resource: {resource.get('uri')} ({resource.get('mimeType', 'binary')})]"
-    if kind in ("image", "audio"):
-        return f"[{kind}: {block.get('mimeType', 'unknown type')}]"
-    return json.dumps(block, ensure_ascii=False)
-
-
-def _text_of(result: CallResult) -> str:
-    parts = [
-        block["text"] if block.get("type") == "text" else _describe(block)
-        for block in result.content
-    ]
-    if not parts and result.structured is not None:
-        parts.append(json.dumps(result.structured, ensure_ascii=False))
-    return "\n".join(parts)
-
-
-def to_openai_content(result: CallResult, tool_call_id: str | None = None) -> JSON:
-    """A Chat Completions tool message: ``{"role": "tool", "tool_call_id", "content": text}``.
-
-    Tool messages carry text only: images and other blocks become short descriptions.
-    ``tool_call_id`` is included when given.
-    """
-    message: JSON = {"role": "tool"}
-    if tool_call_id is not None:
-        message["tool_call_id"] = tool_call_id
-    message["content"] = _text_of(result)
-    return message
-
-
-_ANTHROPIC_IMAGES = {"image/jpeg", "image/png", "image/gif", "image/webp"}
-
-
-def to_anthropic_content(result: CallResult, tool_use_id: str) -> JSON:
-    """A Messages ``tool_result`` block: text and image blocks, and ``is_error``."""
-    blocks: list[JSON] = []
-    for block in result.content:
-        kind = block.get("type")
-        if kind == "text":
-            blocks.append({"type": "text", "text": block["text"]})
-        elif kind == "image" and block.get("mimeType") in _ANTHROPIC_IMAGES:
-            source = {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}
-            blocks.append({"type": "image", "source": source})
-        else:
-            blocks.append({"type": "text", "text": _describe(block)})
-    if not blocks and result.structured is not None:
-        blocks.append({"type": "text", "text": json.dumps(result.structured, ensure_ascii=False)})
-    return {
-        "type": "tool_result",
-        "tool_use_id": tool_use_id,
-        "content": blocks,
-        "is_error": result.is_error,
-    }

@@ -29,6 +29,7 @@ from ..client.tasks import TASKS
 from ..errors import ClientError, Unauthorized
 from ..server.apps import MIME_TYPE as APP_MIME_TYPE
 from ..server.apps import UI
+from ..server.launch import split_target
 from .calls import Call, Exchange, Traffic, now_ms, params_of, sending_for
 from .questions import Questions
 from .signin import SIGN_IN_TIMEOUT, SignIn, refusal
@@ -276,8 +277,6 @@ class InspectedServer:
                 await self.start()
 
     def _snapshot(self) -> dict[str, tuple[int, int]]:
-        from ..cli.loading import split_target
-
         path, _ = split_target(self.target)
         files = {path, *path.parent.glob("*.py")}
         snapshot = {}

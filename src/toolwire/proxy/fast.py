@@ -1,4 +1,5 @@
-"""The proxy's fast path for a plain ``tools/call`` of a legacy session.
+"""A downstream connection of the proxy, and its fast path for a plain ``tools/call`` of a
+legacy session.
 
 A call that needs nothing of the proxy but forwarding (no middleware, no call guard, no
 ``_meta`` — so no progress token —, an upstream already connected over stdio with room to
@@ -15,23 +16,76 @@ continues in a task, as the slow path would.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+import contextlib
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import jsonrpc
 from ..client.answers import result_of
 from ..errors import ClientError, ClientTimeout, RPCError
 from ..protocol import shaping
 from ..server.methods import METHODS
-from ..server.session import Reply, Request, _deliver
-from .upstream import JSON, Call, Upstream, current_call, upstream_error
+from ..server.request import Host
+from ..server.session import Reply, Request, ServerConnection, _deliver
+from .upstream import JSON, Call, Upstream, current_call, quietly, upstream_error
 
 if TYPE_CHECKING:
-    from .server import ProxyConnection, ProxyServer
+    from ..protocol.revisions import Features
 
 _CALL_TOOL = METHODS["tools/call"]
 
 
-def start(server: ProxyServer, connection: ProxyConnection, message: JSON, reply: Reply) -> bool:
+class Forwarding(Host, Protocol):
+    """What the fast path needs of the proxy (:class:`~toolwire.proxy.server.ProxyServer`)."""
+
+    def upstream_for(self, connection: ServerConnection, asking: bool = True) -> Upstream: ...
+
+    def call_result(self, name: str, result: JSON, features: Features) -> JSON: ...
+
+
+class ProxyConnection(ServerConnection):
+    """A downstream connection that closes its upstream connection when it closes, and
+    forwards a plain ``tools/call`` on the fast path (below)."""
+
+    upstream: Upstream | None = None  # its own, if it has one
+    shares = False  # True once it is known never to get one
+
+    def __init__(self, server: Forwarding, send: Reply) -> None:
+        super().__init__(server, send)
+        self.fast_calls: dict[str | int, FastCall] = {}
+
+    def _request(self, message: JSON, reply: Reply) -> None:
+        if (
+            message["method"] == "tools/call"
+            and self.features is not None
+            and start(self.server, self, message, reply)  # type: ignore[arg-type]
+        ):
+            return
+        super()._request(message, reply)
+
+    def cancel(self, mid: str | int) -> None:
+        call = self.fast_calls.get(mid)
+        if call is None:
+            super().cancel(mid)
+        else:
+            call.cancel()
+
+    def close(self) -> None:
+        upstream = self.upstream
+        subscriptions = set(self.subscriptions) if self.features is not None else set()
+        super().close()
+        server: Any = self.server
+        with contextlib.suppress(RuntimeError):  # no loop: nothing left to close
+            loop = asyncio.get_running_loop()
+            if upstream is not None:
+                self.upstream = None
+                server.forget(upstream)
+                server.later(loop, upstream.close())
+            if subscriptions and server._shared is not None:
+                for uri in subscriptions:  # the shared upstream's, now one holder fewer
+                    server.later(loop, quietly(server._shared.unsubscribe(uri, self)))
+
+
+def start(server: Forwarding, connection: ProxyConnection, message: JSON, reply: Reply) -> bool:
     """Forward ``message`` (a legacy session's ``tools/call``) on the fast path; False when
     it needs the slow one (nothing was done then)."""
     if server.middleware or dict.get(server.methods, "tools/call") is not _CALL_TOOL:
@@ -87,7 +141,7 @@ class FastCall:
 
     def __init__(
         self,
-        server: ProxyServer,
+        server: Forwarding,
         connection: ProxyConnection,
         mid: str | int,
         params: JSON,

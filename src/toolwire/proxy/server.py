@@ -27,8 +27,8 @@ from ..protocol.let_go import declared
 from ..protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Features
 from ..server.core import ServerCore, unknown_tool
 from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
-from ..server.session import Reply, Request, ServerConnection
-from . import fast
+from ..server.session import Request, ServerConnection
+from .fast import ProxyConnection
 from .upstream import JSON, Call, Upstream, current_call, upstream_error
 
 logger = logging.getLogger("toolwire.proxy")
@@ -91,12 +91,6 @@ def _plain(result: JSON, keep_type: bool = False) -> JSON:
     return plain
 
 
-async def _quietly(step: Any) -> None:
-    """``step``, whose failure (an upstream gone, say) nobody is waiting to hear of."""
-    with contextlib.suppress(RPCError):
-        await step
-
-
 class Methods(dict[str, Any]):
     """The proxy's method table: a method it does not know (an extension's, say) goes
     upstream as it is, and the upstream answers it, or says it does not know it either."""
@@ -108,49 +102,6 @@ class Methods(dict[str, Any]):
     def get(self, key: str, default: Any = None) -> Any:
         found = super().get(key)
         return found if found is not None else self.forward
-
-
-class ProxyConnection(ServerConnection):
-    """A downstream connection that closes its upstream connection when it closes, and
-    forwards a plain ``tools/call`` on the fast path (:mod:`toolwire.proxy.fast`)."""
-
-    upstream: Upstream | None = None  # its own, if it has one
-    shares = False  # True once it is known never to get one
-
-    def __init__(self, server: ProxyServer, send: Reply) -> None:
-        super().__init__(server, send)
-        self.fast_calls: dict[str | int, fast.FastCall] = {}
-
-    def _request(self, message: JSON, reply: Reply) -> None:
-        if (
-            message["method"] == "tools/call"
-            and self.features is not None
-            and fast.start(self.server, self, message, reply)  # type: ignore[arg-type]
-        ):
-            return
-        super()._request(message, reply)
-
-    def cancel(self, mid: str | int) -> None:
-        call = self.fast_calls.get(mid)
-        if call is None:
-            super().cancel(mid)
-        else:
-            call.cancel()
-
-    def close(self) -> None:
-        upstream = self.upstream
-        subscriptions = set(self.subscriptions) if self.features is not None else set()
-        super().close()
-        server: Any = self.server
-        with contextlib.suppress(RuntimeError):  # no loop: nothing left to close
-            loop = asyncio.get_running_loop()
-            if upstream is not None:
-                self.upstream = None
-                server.forget(upstream)
-                server.later(loop, upstream.close())
-            if subscriptions and server._shared is not None:
-                for uri in subscriptions:  # the shared upstream's, now one holder fewer
-                    server.later(loop, _quietly(server._shared.unsubscribe(uri, self)))
 
 
 class ProxyServer(ServerCore):

@@ -302,3 +302,9 @@ class Upstream:
         if client is not None:
             with contextlib.suppress(Exception):
                 await client.close()
+
+
+async def quietly(step: Any) -> None:
+    """``step``, whose failure (an upstream gone, say) nobody is waiting to hear of."""
+    with contextlib.suppress(RPCError):
+        await step

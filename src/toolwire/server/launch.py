@@ -1,5 +1,6 @@
 """Who serves when a file calls ``run()``: the server, unless a program that imports the file
-to serve it itself has taken the call over.
+to serve it itself has taken the call over; and how such a program names a server in a file
+(``FILE[:OBJECT]``, :func:`split_target`).
 
 A server file that ends with a bare ``mcp.run()`` (no ``if __name__ == "__main__":`` guard)
 calls it while ``toolwire run`` (or ``inspect``, ``call``, ...) imports the file. While it
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 Taker = Callable[[Any, str, dict[str, Any]], None]
@@ -37,3 +39,11 @@ def take(server: Any, transport: str, options: dict[str, Any]) -> bool:
         return False
     _taker(server, transport, options)
     return True
+
+
+def split_target(target: str) -> tuple[Path, str | None]:
+    """``FILE[:OBJECT]`` -> (path, object name); a drive letter's colon is not a separator."""
+    head, sep, tail = target.rpartition(":")
+    if sep and head and tail.isidentifier() and not Path(target).exists():
+        return Path(head), tail
+    return Path(target), None

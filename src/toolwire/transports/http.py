@@ -49,7 +49,8 @@ from .http_health import Health
 from .http_resume import Followed, cut_answer, resume
 from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .http_session import Reply, Session
-from .http_store import MemoryStore, SessionStore, StoreUnavailable
+from .http_store import MemoryStore
+from .http_store_contract import SessionStore, StoreUnavailable
 from .http_trace import HttpRequest, current_request
 from .sse import Stream
 

@@ -16,7 +16,7 @@ from .http_follow import Follower
 from .http_resume import cut_answer
 from .http_rules import status_of
 from .http_session import Reply, Session
-from .http_store import SessionStore
+from .http_store_contract import SessionStore
 from .sse import Stream, frame, priming, retry
 
 

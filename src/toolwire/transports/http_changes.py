@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .http_session import Session
-from .http_store import SessionStore
+from .http_store_contract import SessionStore
 
 logger = logging.getLogger("toolwire")
 

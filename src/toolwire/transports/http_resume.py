@@ -28,7 +28,7 @@ from ..errors import RPCError
 from .http_asgi import Receive, Send
 from .http_guard import Rejection
 from .http_session import Session
-from .http_store import SessionStore, StoreUnavailable, StreamLog, WriterGone
+from .http_store_contract import SessionStore, StoreUnavailable, StreamLog, WriterGone
 from .sse import Stream, parse_event_id
 
 logger = logging.getLogger("toolwire")

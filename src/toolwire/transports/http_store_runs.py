@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from .http_store import SLICE, StoreUnavailable
+from .http_store_contract import SLICE, StoreUnavailable
 
 logger = logging.getLogger("toolwire")
 
