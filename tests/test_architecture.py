@@ -234,6 +234,36 @@ def test_the_documented_order_of_server_modules_holds() -> None:
     assert not late, "; ".join(late)
 
 
+def test_the_documented_layout_names_every_package() -> None:
+    """docs/architecture.md's "Layout" block (the one that starts ``src/toolwire/``) names
+    every package (a folder with ``__init__.py``, at any depth) as ``name/`` or
+    ``parent/name/`` at the start of a line, and every package or module it names exists."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "\n## Layout\n" in page, "docs/architecture.md has no '## Layout' section"
+    section = page.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"^```\nsrc/toolwire/\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
+    assert block is not None, "the Layout section has no block starting with src/toolwire/"
+    names = []  # an entry: two spaces, then names split by ", ", ended by two spaces or the line
+    for line in block.group(1).splitlines():
+        entry = re.match(r"  (\S.*?)(?:\s{2,}|$)", line)
+        if entry is not None:
+            names += [name.strip() for name in entry.group(1).split(",")]
+    written = {name.removesuffix("/") for name in names if name.endswith("/")}
+    packages = {path.parent.relative_to(SRC).as_posix() for path in SRC.rglob("__init__.py")}
+    packages.discard(".")
+    modules = [name for name in names if not name.endswith("/")]
+    problems = [
+        *(f"package {name}/ is not named" for name in sorted(packages - written)),
+        *(f"{name}/ is named but is no package" for name in sorted(written - packages)),
+        *(
+            f"{name} is named but is no module"
+            for name in modules
+            if not (name.endswith(".py") and (SRC / name).is_file())
+        ),
+    ]
+    assert not problems, "docs/architecture.md, ## Layout: " + "; ".join(problems)
+
+
 def test_the_cycle_check_counts_type_only_and_local_imports(tmp_path: Path) -> None:
     package = tmp_path / "server"
     package.mkdir()

@@ -1,7 +1,8 @@
 """The README's first steps, followed literally on a fresh virtual environment: install the
 checkout with pip (no extras), start ``toolwire dev examples/calculator.py``, and in a real
-headless Chromium call ``divide`` with ``b=0`` and see the error result; then the "Command
-line" section's block, each line in a new shell that has only the system's ``PATH``.
+headless Chromium call ``divide`` with ``b=0`` and see the error result; then the command
+line's block, each line in a new shell that has only the system's ``PATH``: the whole block of
+docs/command-line.md, of which the README's "Command line" block is a part, in the same order.
 
 This is the one module that installs toolwire the way a user does, so it also proves that the
 inspector's page ships in the built package and needs nothing beyond the base install, and
@@ -31,21 +32,23 @@ pytestmark = pytest.mark.timeout(600)
 
 ROOT = EXAMPLES.parent
 README = ROOT / "README.md"
+TOUR = ROOT / "docs" / "command-line.md"  # every command line, the README's among them
 
 
-def readme_block_after(heading: str) -> list[str]:
-    """The shell commands of the first ```sh block under ``heading``."""
-    text = README.read_text(encoding="utf-8")
+def block_after(heading: str, page: Path = README) -> list[str]:
+    """The shell commands of the first ```sh block under ``heading`` in ``page``."""
+    text = page.read_text(encoding="utf-8")
+    assert heading in text, f"{page.name} has no {heading!r}"
     section = text.split(heading, 1)[1]
     block = re.search(r"```sh\n(.*?)```", section, re.S)
-    assert block is not None, f"no sh block under {heading!r}"
+    assert block is not None, f"no sh block under {heading!r} in {page.name}"
     return [line for line in block.group(1).splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
 def fresh_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new venv with ``pip install .`` of this checkout, as the README says."""
-    (install,) = readme_block_after("## Run the calculator")
+    (install,) = block_after("## Run the calculator")
     assert "pip install -q ." in install  # the README installs the checkout, no extras
     venv = tmp_path_factory.mktemp("newcomer") / ".venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
@@ -85,7 +88,7 @@ def test_the_readme_path_to_a_divide_by_zero_error(fresh_install: Path) -> None:
         expect(page.get_by_test_id("result")).to_contain_text("Cannot divide by zero")
 
 
-# Lines of the "Command line" block that name a server this machine does not have (a
+# Lines of docs/command-line.md's block that name a server this machine does not have (a
 # placeholder command or a remote URL), or that open a browser (the test above runs `dev`).
 NOT_RUN = (
     "toolwire dev examples/calculator.py ",
@@ -94,8 +97,8 @@ NOT_RUN = (
     'toolwire proxy --command "npx some-mcp-server"',
     "toolwire proxy https://example.com/mcp",
 )
-# What the block's lines exit with, by their start (the README says `call` exits 1 on an
-# error result); every other line exits 0.
+# What the block's lines exit with, by their start (the docs say `call` exits 1 on an error
+# result); every other line exits 0.
 EXIT = {"toolwire call examples/calculator.py divide a=1 b=0": 1}
 
 
@@ -133,9 +136,14 @@ def finished(process: subprocess.Popen[str], stdin: str | None = None) -> tuple[
 def test_the_command_line_section_runs_line_by_line_in_a_new_shell(
     fresh_install: Path, tmp_path: Path
 ) -> None:
-    install, activate, *lines = readme_block_after("## Command line")
-    assert install.startswith(".venv/bin/pip install -q '.[http]'")
-    assert activate.startswith(". .venv/bin/activate")
+    readme = block_after("## Command line")
+    assert readme[0].startswith(".venv/bin/pip install -q '.[http]'")
+    assert readme[1].startswith(". .venv/bin/activate")
+    tour = block_after("## Every command, in one session", TOUR)
+    remaining = iter(tour)  # the README's lines are the tour's, in its order
+    assert all(line in remaining for line in readme), (readme, tour)
+    install, activate, *lines = tour
+    assert (install, activate) == (readme[0], readme[1])
     # Before it, HTTP is one line naming the pip command that adds the extra to this
     # environment from this checkout; the command works as printed.
     code, _, err = finished(
