@@ -7,7 +7,8 @@ gives the order of ``server/``).
 
 Layers (dependencies point downwards only; client and server never import each other):
 
-    5  toolwire (package), lowlevel, testing, cli, inspector
+    5  toolwire (package), lowlevel, testing, cli, inspector, proxy, middleware, and the
+       feature packages built on the server: composition
     4  server/   client/
     3  transports/  telemetry/
     2  tools, resources, prompts, components, dependencies, content, schema, providers, lint,
@@ -65,6 +66,7 @@ LAYERS = {
     "testing": 5,
     "cli": 5,
     "proxy": 5,
+    "composition": 5,
     "middleware": 5,
     "inspector": 5,
     "__init__": 5,
@@ -123,6 +125,22 @@ def test_dependencies_point_downwards() -> None:
             if LAYERS[target] > LAYERS[own] or sideways:
                 violations.append(f"{path.relative_to(SRC)}:{line} imports toolwire.{target}")
     assert not violations, "\n".join(violations)
+
+
+def test_every_function_the_server_reaches_by_name_exists() -> None:
+    """Server's methods reach the feature packages (above it) through
+    toolwire.server.features: each name wired in toolwire/__init__.py imports and is a
+    function of a feature package, and a name never wired says so."""
+    from toolwire.server import features
+
+    assert features._wired, "toolwire/__init__.py wires nothing"
+    for name, target in features._wired.items():
+        function = features.feature(name)
+        assert callable(function), target
+        package = target.split(".")[1]
+        assert LAYERS[package] > LAYERS["server"], f"{name}: {target} is no feature package's"
+    with pytest.raises(RuntimeError, match="No feature is wired as 'nothing'"):
+        features.feature("nothing")
 
 
 def test_the_checker_catches_an_upward_import(tmp_path: Path) -> None:

@@ -18,9 +18,9 @@ import pytest
 
 from toolwire import Client, Server
 from toolwire.client.naming import assign_names
+from toolwire.composition.mount import prefixed_uri
 from toolwire.errors import RegistrationError
 from toolwire.protocol.naming import NAME_PATTERN, prefixed_name
-from toolwire.server.mount import prefixed_uri
 
 from http_server import example_over, serve_http
 from wire import MODERN, SERVERS, checked_client

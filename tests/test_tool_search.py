@@ -10,8 +10,8 @@ import pytest
 from pydantic import BaseModel
 
 from toolwire import Context, Server
+from toolwire.composition.tool_search import SearchIndex, tokens
 from toolwire.errors import RegistrationError
-from toolwire.server.tool_search import SearchIndex, tokens
 
 from http_server import example_over
 from wire import MODERN, SERVERS, checked_client

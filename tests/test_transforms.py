@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from toolwire import Server, ToolError
+from toolwire.composition.transforms import Arg, derive_tool
 from toolwire.errors import RegistrationError
-from toolwire.server.transforms import Arg, derive_tool
 
 from http_server import example_over
 from wire import MODERN, SERVERS, checked_client

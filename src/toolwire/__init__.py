@@ -35,10 +35,23 @@ from .prompts import AssistantMessage, Message, UserMessage
 from .resources import ResourceNotFound
 from .safety import CommandPolicy, SafePath, strip_control
 from .server import Context, Server
+from .server.features import wire
+
+# What Server's methods hand to the feature packages (toolwire.server.features), each
+# module imported on first use.
+wire(
+    mount="toolwire.composition.mount:mount",
+    prefix_of="toolwire.composition.mount:prefix_of",
+    transform_tool="toolwire.composition.transforms:transform_tool",
+    enable_tool_search="toolwire.composition.tool_search:enable_tool_search",
+    load_openapi="toolwire.composition.openapi:load_document",
+    add_openapi="toolwire.composition.openapi:add_openapi",
+)
 
 if TYPE_CHECKING:
     from . import types
     from .client import Client, Host
+    from .composition.transforms import Arg
     from .server.extensions import Extension
     from .server.fastmcp_elicit import (
         AcceptedElicitation,
@@ -50,7 +63,6 @@ if TYPE_CHECKING:
     from .server.fastmcp_skills import SkillsDirectoryProvider
     from .server.fastmcp_tasks import Progress, TaskConfig, TasksExtension
     from .server.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
-    from .server.transforms import Arg
 
 __all__ = [
     "AcceptedElicitation",
@@ -126,7 +138,7 @@ def __getattr__(name: str) -> Any:
 
         return Host
     if name == "Arg":  # tool transforms load on first use
-        from .server.transforms import Arg
+        from .composition.transforms import Arg
 
         return Arg
     if name in _FASTMCP:  # FastMCP's names (docs/migrating.md), loaded on first use

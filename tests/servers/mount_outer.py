@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from toolwire import Context, Server
-from toolwire.server.transforms import Arg
+from toolwire.composition.transforms import Arg
 
 UPSTREAM = [sys.executable, str(Path(__file__).with_name("proxy_upstream.py"))]
 

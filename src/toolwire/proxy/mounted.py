@@ -1,6 +1,6 @@
 """A proxy mounted on a toolwire server (``mcp.mount(Server.proxy(...), prefix=...)``):
 the upstream's tools, resources, templates and prompts as components of the mounting
-server (tools are :class:`~toolwire.server.transforms.ForwardedTool` objects), so that its
+server (tools are :class:`~toolwire.composition.transforms.ForwardedTool` objects), so that its
 middleware, visibility, auth and transforms apply to them.
 
 Listings come from the proxy's shared upstream connection (all their pages); a tool call
@@ -24,10 +24,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ..composition.transforms import ForwardedTool
 from ..errors import ClientError, RPCError
 from ..prompts import Prompt
 from ..resources import Resource, ResourceTemplate
-from ..server.transforms import ForwardedTool
 from .server import ProxyServer, _plain
 from .upstream import JSON, Upstream, upstream_error
 

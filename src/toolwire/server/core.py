@@ -52,7 +52,7 @@ class ServerCore:
 
     methods: dict[str, Callable[[ServerConnection, Request], Any]] = METHODS
     #: Called with the kind (tools, resources, prompts) whenever a list changes, connected
-    #: clients or not: how a server mounting this one keeps up (toolwire.server.mount).
+    #: clients or not: how a server mounting this one keeps up (toolwire.composition.mount).
     list_listeners: Sequence[Callable[[str], None]] = ()
 
     def __init__(

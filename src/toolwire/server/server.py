@@ -28,6 +28,7 @@ from ..tools import TaskConfig, Tool
 from .context import Context
 from .core import JSON, ServerCore, unknown_tool
 from .fastmcp_surface import FastMCPSurface
+from .features import feature
 from .prompts import PromptRegistry
 from .registry import Registry, decorator
 from .request import LOG_RANK, Request
@@ -121,7 +122,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     meaning and kept on :attr:`settings` (see :mod:`toolwire.server.sdk_options`).
     """
 
-    _mounts: Sequence[Any] = ()  # the servers mounted here (toolwire.server.mount)
+    _mounts: Sequence[Any] = ()  # the servers mounted here (toolwire.composition.mount)
     _visibility: Callable[[Tool, Request], bool] | None = None
 
     def __init__(
@@ -343,27 +344,22 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         """Serve ``server``'s tools, resources and prompts here too, live (its later changes
         show up, with ``list_changed``): names become ``{prefix}_{name}``, resource URIs
         ``scheme://{prefix}/rest``; ``server`` may be a proxy (:meth:`proxy`).
-        ``namespace=`` is FastMCP's name for the prefix. See :mod:`toolwire.server.mount`
+        ``namespace=`` is FastMCP's name for the prefix. See :mod:`toolwire.composition.mount`
         and docs/composition.md."""
-        from .mount import mount, prefix_of
-
-        mount(self, server, prefix_of(prefix, namespace))
+        feature("mount")(self, server, feature("prefix_of")(prefix, namespace))
 
     def transform_tool(self, tool: str, /, **changes: Any) -> Tool | None:
         """Replace the tool named ``tool`` by one derived from it: ``name=``, ``title=``,
         ``description=``, ``annotations=``, ``meta=``, ``tags=``, ``arguments={"old":
-        Arg(...)}``, ``wrap=`` (:func:`toolwire.server.transforms.derive_tool`); a mounted
+        Arg(...)}``, ``wrap=`` (:func:`toolwire.composition.transforms.derive_tool`); a mounted
         tool is transformed whenever its mount registers it."""
-        from .transforms import transform_tool
-
-        return transform_tool(self, tool, changes)
+        derived: Tool | None = feature("transform_tool")(self, tool, changes)
+        return derived
 
     def enable_tool_search(self, **options: Any) -> Any:
         """Show the model ``search_tools`` and ``call_tool`` instead of the whole catalogue
-        (:mod:`toolwire.server.tool_search`, docs/composition.md)."""
-        from .tool_search import enable_tool_search
-
-        return enable_tool_search(self, **options)
+        (:mod:`toolwire.composition.tool_search`, docs/composition.md)."""
+        return feature("enable_tool_search")(self, **options)
 
     @overload
     def app(self, uri: str, /, html: None = None, **options: Any) -> Callable[[F], F]: ...
@@ -438,10 +434,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         (a dict, a path, a URL, JSON or YAML text), called through ``client``, an
         ``httpx.AsyncClient`` (its base URL and auth headers apply). ``options`` go to
         :class:`Server`; the name defaults to the document's title (docs/tools.md,
-        "OpenAPI as tools", and :mod:`toolwire.server.openapi`)."""
-        from .openapi import load_document
-
-        document = load_document(spec)
+        "OpenAPI as tools", and :mod:`toolwire.composition.openapi`)."""
+        document = feature("load_openapi")(spec)
         title = (document.get("info") or {}).get("title")
         server = cls(name or (title if isinstance(title, str) and title else "openapi"), **options)
         server.add_openapi(
@@ -463,11 +457,10 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         ``exclude`` (``"tag:NAME"``, ``"GET /users/*"``, ``"/path/glob"``, ``"DELETE"`` or a
         function of method, path and operation); ``names`` maps an ``operationId`` (or
         ``"METHOD /path"``) to a tool name. Returns the names of the tools added."""
-        from .openapi import add_openapi
-
-        return add_openapi(
+        added: list[str] = feature("add_openapi")(
             self, spec, client, include=include, exclude=exclude, names=names, tags=tags
         )
+        return added
 
     def remove_tool(self, name: str) -> None:
         """Unregister a tool; clients are told the list changed."""

@@ -29,8 +29,8 @@ from typing import Any
 
 from ..content import text_result
 from ..errors import RegistrationError
+from ..server.context import Context
 from ..tools import JSON, RunSync, Tool
-from .context import Context
 from .transforms import ForwardedTool
 
 _WORD = re.compile(r"[a-z0-9]+")

@@ -35,10 +35,10 @@ import orjson
 from .._pip import pip_install
 from ..errors import RegistrationError
 from ..schema import FunctionSchema, InvalidArguments
+from ..server.registry import Registry
 from ..tools import Tool
 from .openapi_call import Caller, Operation, Param
 from .openapi_schema import Resolver, is_object, without_null
-from .registry import Registry
 
 if TYPE_CHECKING:
     import httpx
@@ -430,7 +430,7 @@ def add_openapi(
         if collecting:
             gc.enable()
     if server.provider is not None:
-        from .facing import face
+        from ..server.facing import face
 
         for tool in built:
             face(tool, server.provider)

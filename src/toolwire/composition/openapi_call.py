@@ -1,4 +1,4 @@
-"""The calls of OpenAPI tools (see :mod:`toolwire.server.openapi`): a tool's arguments
+"""The calls of OpenAPI tools (see :mod:`toolwire.composition.openapi`): a tool's arguments
 become the operation's HTTP request, sent with the server's ``httpx.AsyncClient``, and its
 answer the result (an ``isError`` one for a non-2xx status or a failed request)."""
 

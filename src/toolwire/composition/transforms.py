@@ -3,7 +3,7 @@
 ::
 
     from toolwire import Server
-    from toolwire.server.transforms import Arg
+    from toolwire.composition.transforms import Arg
 
     mcp.transform_tool(
         "search",
@@ -17,7 +17,7 @@ its own definition (name, title, description, annotations, ``_meta``, input and 
 schema) and whose call goes to another tool, here the original with its arguments mapped
 back (renamed ones to their old names, hidden ones filled in with their fixed values), or
 to a ``wrap`` function that receives the arguments and may call the original. The same
-class serves mounted servers' tools (:mod:`toolwire.server.mount`) and proxied ones: a
+class serves mounted servers' tools (:mod:`toolwire.composition.mount`) and proxied ones: a
 transform works on any of them, and its results keep the original's output schema and
 ``structuredContent``.
 """
@@ -33,8 +33,8 @@ from typing import Any
 from ..content import text_result
 from ..errors import RegistrationError, RPCError
 from ..schema import FunctionSchema
+from ..server.inputs import InputRequired
 from ..tools import JSON, RunSync, Tool, failure_result
-from .inputs import InputRequired
 
 #: How a forwarded tool is run: ``forward(arguments, context, run_sync, mask_errors,
 #: timeout, on_timeout)`` returns the internal ``tools/call`` result.

@@ -1,4 +1,4 @@
-"""OpenAPI schemas as portable JSON Schemas (for :mod:`toolwire.server.openapi`).
+"""OpenAPI schemas as portable JSON Schemas (for :mod:`toolwire.composition.openapi`).
 
 An OpenAPI 3.0 schema object is close to JSON Schema but not quite (``nullable``,
 ``example``, ``discriminator``...); a 3.1 one is JSON Schema 2020-12. Either becomes the

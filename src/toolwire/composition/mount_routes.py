@@ -1,9 +1,9 @@
 """A mounted server's middleware around everything asked of its components, not only calls.
 
 A server mounting another (``mcp.mount(weather, prefix="weather")``) answers for the mounted
-server's components itself (toolwire.server.mount registers them in its own registries).
+server's components itself (toolwire.composition.mount registers them in its own registries).
 The mounted server's own middleware sees what a direct client of it would: each of its tool
-calls (toolwire.server.mount runs those through it), and here the other requests on its
+calls (toolwire.composition.mount runs those through it), and here the other requests on its
 components, under their own names and URIs:
 
 * ``resources/read`` of one of its resources, or of a URI one of its templates serves
@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from .request import JSON, Request
+from ..server.request import JSON, Request
 
 Handler = Callable[[Any, Request], Any]
 
@@ -275,7 +275,7 @@ async def _resolved(outcome: Any) -> JSON:
 
 
 def unprefixed_uri(prefix: str | None, uri: str) -> str:
-    """The mounted server's own URI for ``uri`` (:func:`toolwire.server.mount.prefixed_uri`
+    """The mounted server's own URI for ``uri`` (:func:`toolwire.composition.mount.prefixed_uri`
     undone)."""
     if prefix is None:
         return uri

@@ -23,7 +23,7 @@ middleware, visibility, tags, scopes and auth, paging, transforms, tool search.
   inside ``mcp``'s, and its own access rule (``visibility=``) is checked besides ``mcp``'s
   (:class:`InnerRule`). Its resources and prompts are its own functions, registered again;
   its middleware sees their reads, renders, completions and listings too
-  (:mod:`toolwire.server.mount_routes`).
+  (:mod:`toolwire.composition.mount_routes`).
 * **Proxies.** A mounted :meth:`Server.proxy <toolwire.Server.proxy>` lists the upstream's
   tools when ``mcp`` starts serving and again when the upstream says they changed; its
   calls go upstream through one connection shared by all of ``mcp``'s sessions, carrying
@@ -44,9 +44,9 @@ from typing import Any
 
 from ..errors import RegistrationError
 from ..protocol.naming import prefixed_name
+from ..server.request import Request
 from ..tools import Tool
 from .mount_routes import route
-from .request import Request
 from .transforms import ForwardedTool, rules_of, running
 
 logger = logging.getLogger("toolwire")
@@ -347,7 +347,7 @@ class Mount:
         item = copy.copy(source)
         item.uri = self.uri(key)
         item.definition = item._definition()
-        item.mounted_from = (self, key)  # toolwire.server.mount_routes
+        item.mounted_from = (self, key)  # toolwire.composition.mount_routes
         return item
 
     def _local_template(self, key: str, source: Any) -> Any:
