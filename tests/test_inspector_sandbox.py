@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from toolwire.extensions.apps import MIME_TYPE
 from toolwire.inspector.sandbox import ViewRefused, content_security_policy, open_view
-from toolwire.server.apps import MIME_TYPE
 
 PAGES = ["http://127.0.0.1:6274", "http://localhost:6274"]
 

@@ -516,7 +516,7 @@ async def test_the_bulk_import_example_over_stdio() -> None:
 async def test_the_registry_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past MAX_TASKS the oldest tasks that ended are forgotten, a tenth at a time; tasks
     still running are kept; an expired task is gone."""
-    from toolwire.server import tasks
+    from toolwire.extensions import tasks
 
     monkeypatch.setattr(tasks, "MAX_TASKS", 20)
     server = jobs_server()

@@ -46,6 +46,13 @@ wire(
     enable_tool_search="toolwire.composition.tool_search:enable_tool_search",
     load_openapi="toolwire.composition.openapi:load_document",
     add_openapi="toolwire.composition.openapi:add_openapi",
+    serve_tasks="toolwire.extensions.tasks:serve_tasks",
+    start_task="toolwire.extensions.tasks:start_task",
+    Handover="toolwire.extensions.task_handover:Handover",
+    serve_skills="toolwire.extensions.skills:serve_skills",
+    Apps="toolwire.extensions.apps:Apps",
+    check_audiences="toolwire.extensions.apps:check_audiences",
+    tool_meta="toolwire.extensions.apps:tool_meta",
 )
 
 if TYPE_CHECKING:

@@ -140,7 +140,7 @@ class Tool(Component):
     # makes (tests/test_tools.py counts them).
     questions_first = False
     # Its tasks may run again, from the start, on another worker (handed over when theirs
-    # stops before they end, or dies: toolwire.server.task_handover).
+    # stops before they end, or dies: toolwire.extensions.task_handover).
     resumable = False
 
     def __init__(
@@ -231,7 +231,7 @@ class Tool(Component):
         self.strip_control_sequences = strip_control_sequences
         if not split_lists:  # a list result as one JSON text (FastMCP's way)
             self.split_lists = False
-        # Run as a task (2026-07-28, toolwire.server.tasks): when the client declares the
+        # Run as a task (2026-07-28, toolwire.extensions.tasks): when the client declares the
         # Tasks extension ("optional"), or only then ("required": others are refused).
         # FastMCP's spellings: task=True for "optional", task=TaskConfig(...).
         if isinstance(task, TaskConfig):

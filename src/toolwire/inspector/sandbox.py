@@ -18,7 +18,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from ..server.apps import CSP_SOURCE, MIME_TYPE, PERMISSIONS
+from ..extensions.apps import CSP_SOURCE, MIME_TYPE, PERMISSIONS
 from .web import Request, Response
 
 STATIC = Path(__file__).parent / "static"

@@ -27,8 +27,8 @@ from ..client import Client
 from ..client.oauth import OAuth
 from ..client.tasks import TASKS
 from ..errors import ClientError, Unauthorized
-from ..server.apps import MIME_TYPE as APP_MIME_TYPE
-from ..server.apps import UI
+from ..extensions.apps import MIME_TYPE as APP_MIME_TYPE
+from ..extensions.apps import UI
 from ..server.launch import split_target
 from .calls import Call, Exchange, Traffic, now_ms, params_of, sending_for
 from .questions import Questions

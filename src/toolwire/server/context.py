@@ -116,7 +116,7 @@ class Context(FastMCPContext):
         self._last_progress: float | None = None
         self._finished = False
         self._loop = asyncio.get_running_loop()
-        # In a task (toolwire.server.tasks): questions wait in the task for tasks/update,
+        # In a task (toolwire.extensions.tasks): questions wait in the task for tasks/update,
         # progress becomes its status message, and nothing is sent for the request, which
         # was answered with the task.
         self._task: Any = None

@@ -385,7 +385,7 @@ def _unb64(text: str) -> bytes:
         raise ValueError("bad base64") from exc
 
 
-# MCP Apps (toolwire.server.apps): the extension and the MIME type of its views; whether a
+# MCP Apps (toolwire.extensions.apps): the extension and the MIME type of its views; whether a
 # client renders them decides which tools it sees.
 UI = "io.modelcontextprotocol/ui"
 MIME_TYPE = "text/html;profile=mcp-app"

@@ -180,8 +180,12 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             "unknown_arguments": unknown_arguments,
             "split_lists": split_lists,
         }
-        self.tasks: Any = None  # the task registry, once a tool runs as a task (.tasks)
-        self.apps: Any = None  # the MCP Apps views and the tools showing them (.apps)
+        self.tasks: Any = (
+            None  # the task registry, once a tool runs as a task (toolwire.extensions.tasks)
+        )
+        self.apps: Any = (
+            None  # the MCP Apps views and the tools showing them (toolwire.extensions.apps)
+        )
         self.tool_registry: Registry[Tool] = self.registry(
             "tools", "name", "tool named", self.tools_changed
         )
@@ -276,8 +280,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         view, visible_to = options.pop("app", None), options.pop("visible_to", None)
         audiences = None
         if view is not None or visible_to is not None:
-            from .apps import check_audiences, tool_meta
-
+            check_audiences, tool_meta = feature("check_audiences"), feature("tool_meta")
             label = str(name or getattr(fn, "__name__", None) or fn)
             if view is None:
                 raise RegistrationError(f"The tool {label!r}: visible_to= needs app='ui://...'")
@@ -300,13 +303,9 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         if view is not None:
             self._apps().add_tool(tool.name, view, audiences)
         if tool.task is not None and self.tasks is None:
-            from .tasks import serve_tasks
-
-            serve_tasks(self)
+            feature("serve_tasks")(self)
         if tool.resumable and self.tasks.handover is None:
-            from .task_handover import Handover
-
-            self.tasks.handover = Handover(self.tasks)
+            self.tasks.handover = feature("Handover")(self.tasks)
         return self.tool_registry.add(tool)
 
     def provide(
@@ -404,18 +403,14 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
 
     def _apps(self) -> Any:
         if self.apps is None:
-            from .apps import Apps
-
-            self.apps = Apps(self)
+            self.apps = feature("Apps")(self)
             self._rule_tools()
         return self.apps
 
     def add_skills(self, folder: str | os.PathLike[str], *, authority: str | None = None) -> None:
         """Serve the Agent Skills under ``folder`` (each a folder with a ``SKILL.md``) through
-        the Skills extension and ``skill://`` resources (:mod:`toolwire.server.skills`)."""
-        from .skills import serve_skills
-
-        serve_skills(self, folder, authority)
+        the Skills extension and ``skill://`` resources (:mod:`toolwire.extensions.skills`)."""
+        feature("serve_skills")(self, folder, authority)
 
     @classmethod
     def from_openapi(

@@ -3,7 +3,7 @@
 A sync tool known not to block is answered at once, without a task (and without a
 :class:`~toolwire.Context` unless it takes one); any other runs in a task, on the thread
 pool when it is sync, within the caller's call slot and the server's ``tool_timeout``. A
-tool marked as a task on 2026-07-28 starts one (:mod:`toolwire.server.tasks`); a 2026-07-28
+tool marked as a task on 2026-07-28 starts one (:mod:`toolwire.extensions.tasks`); a 2026-07-28
 call that needs the client's input first answers ``input_required`` and is resumed with the
 answers.
 """
@@ -18,6 +18,7 @@ from ..errors import RPCError
 from ..protocol import shaping
 from .context import Context, _current
 from .core import JSON, ServerCore
+from .features import feature
 from .inputs import InputRequired, InvalidAnswer, answer_returned
 from .request import Request
 from .session import ServerConnection
@@ -44,9 +45,7 @@ class ToolCalls(ServerCore):
     ) -> Any:
         tool = self._find(name, request)
         if as_task and tool.task is not None and request.features.modern:
-            from .tasks import start_task
-
-            created = start_task(self, tool, connection, request, arguments)
+            created = feature("start_task")(self, tool, connection, request, arguments)
             if created is not None:
                 return created
         params = request.params

@@ -63,7 +63,7 @@ class SessionStore(Protocol):
 
     async def publish_change(self, event: JSON) -> None: ...
 
-    # Tasks (toolwire.server.tasks) shared between workers: the state each worker reads, and
+    # Tasks (toolwire.extensions.tasks) shared between workers: the state each worker reads, and
     # whether the worker that runs a task is still alive.
     instance: str
 

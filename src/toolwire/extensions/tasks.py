@@ -35,11 +35,11 @@ from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import META_SUBSCRIPTION_ID
-from .context import Context, _current
-from .extensions import Extension
-from .inputs import InvalidAnswer, MissingClientCapability, answer_returned
-from .request import JSON, Request
-from .session import ServerConnection
+from ..server.context import Context, _current
+from ..server.extensions import Extension
+from ..server.inputs import InvalidAnswer, MissingClientCapability, answer_returned
+from ..server.request import JSON, Request
+from ..server.session import ServerConnection
 
 if TYPE_CHECKING:
     from ..tools import Tool
@@ -100,7 +100,7 @@ class Task:
         self.dirty = False  # changed since it was last saved
         self.writer: asyncio.Future[None] | None = None
         self.stopped = False  # its worker stopped before it ended (TaskRegistry.finish)
-        self.resumable = False  # it may run again elsewhere (toolwire.server.task_handover)
+        self.resumable = False  # it may run again elsewhere (toolwire.extensions.task_handover)
         self.handed_over = False  # its worker stopped and another is to run it again
 
     def state(self) -> JSON:
@@ -191,7 +191,7 @@ class TaskRegistry:
         # Calls of questions_first tools, until their tool calls ctx.start_task().
         self.starters: dict[Request, Callable[[Context], Task]] = {}
         self.stopping = False  # finish() began: no task is taken over from another worker
-        # Resumable tools' tasks (toolwire.server.task_handover), once one is registered.
+        # Resumable tools' tasks (toolwire.extensions.task_handover), once one is registered.
         self.handover: Any = None
 
     @property

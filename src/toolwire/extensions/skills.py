@@ -28,10 +28,10 @@ from typing import Any
 
 from .. import jsonrpc
 from ..errors import RegistrationError, RPCError
+from ..server.context import Context
+from ..server.core import decode_cursor, encode_cursor
+from ..server.extensions import Extension
 from ..skillmd import frontmatter
-from .context import Context
-from .core import decode_cursor, encode_cursor
-from .extensions import Extension
 
 SKILLS = "io.modelcontextprotocol/skills"
 NAME = re.compile(r"(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RegistrationError
-from .extensions import Extension
-from .inputs import MIME_TYPE as MIME_TYPE
-from .inputs import UI as UI
-from .inputs import renders_apps as renders_apps
+from ..server.extensions import Extension
+from ..server.inputs import MIME_TYPE as MIME_TYPE
+from ..server.inputs import UI as UI
+from ..server.inputs import renders_apps as renders_apps
 
 PERMISSIONS = ("camera", "microphone", "geolocation", "clipboardWrite")
 AUDIENCES = ("model", "app")

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol.revisions import FEATURES
-from .context import Context
-from .request import JSON, Request
+from ..server.context import Context
+from ..server.request import JSON, Request
 from .tasks import TERMINAL, Task, TaskRegistry, _run
 
 if TYPE_CHECKING:
