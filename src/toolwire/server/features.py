@@ -14,18 +14,24 @@ import importlib
 from typing import Any
 
 _wired: dict[str, str] = {}
+_found: dict[str, Any] = {}  # the functions imported so far
 
 
 def wire(**targets: str) -> None:
     """``name="package.module:function"`` for each function the core's methods hand work to."""
     _wired.update(targets)
+    for name in targets:
+        _found.pop(name, None)
 
 
 def feature(name: str) -> Any:
     """The function wired as ``name``, its module imported on first use."""
-    try:
-        target = _wired[name]
-    except KeyError:
-        raise RuntimeError(f"No feature is wired as {name!r} (toolwire/__init__.py)") from None
-    module, _, function = target.partition(":")
-    return getattr(importlib.import_module(module), function)
+    found = _found.get(name)
+    if found is None:
+        try:
+            target = _wired[name]
+        except KeyError:
+            raise RuntimeError(f"No feature is wired as {name!r} (toolwire/__init__.py)") from None
+        module, _, function = target.partition(":")
+        found = _found[name] = getattr(importlib.import_module(module), function)
+    return found
