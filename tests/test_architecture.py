@@ -8,7 +8,7 @@ gives the order of ``server/``).
 Layers (dependencies point downwards only; client and server never import each other):
 
     5  toolwire (package), lowlevel, testing, cli, inspector, proxy, middleware, and the
-       feature packages built on the server: composition, extensions
+       feature packages built on the server: composition, extensions, admission
     4  server/   client/
     3  transports/  telemetry/
     2  tools, resources, prompts, components, dependencies, content, schema, providers, lint,
@@ -68,6 +68,7 @@ LAYERS = {
     "proxy": 5,
     "composition": 5,
     "extensions": 5,
+    "admission": 5,
     "middleware": 5,
     "inspector": 5,
     "__init__": 5,

@@ -27,9 +27,9 @@ import pytest
 from pydantic import BaseModel
 
 from toolwire import Context, Server, ServerError
+from toolwire.admission.audit import OUTCOMES, AuditLog
+from toolwire.admission.limits import RateLimiter
 from toolwire.auth import AccessToken
-from toolwire.server.audit import OUTCOMES, AuditLog
-from toolwire.server.limits import RateLimiter
 
 from http_server import serve_http
 from mcp_spec import WireChecker

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 from toolwire import Server
+from toolwire.admission.limits import RETRY_AFTER_META, MemoryBuckets, Rate, RateLimiter
+from toolwire.admission.limits_redis import RedisBuckets
 from toolwire.auth import AccessToken
-from toolwire.server.limits import RETRY_AFTER_META, MemoryBuckets, Rate, RateLimiter
-from toolwire.server.limits_redis import RedisBuckets
 from toolwire.server.methods import METHODS
 from toolwire.server.middleware import Call, CallNext
 

@@ -51,6 +51,10 @@ wire(
     Handover="toolwire.extensions.task_handover:Handover",
     serve_skills="toolwire.extensions.skills:serve_skills",
     Apps="toolwire.extensions.apps:Apps",
+    AuditLog="toolwire.admission.audit:AuditLog",
+    CallGuard="toolwire.admission.guard:CallGuard",
+    RateLimiter="toolwire.admission.limits:RateLimiter",
+    RedisBuckets="toolwire.admission.limits_redis:RedisBuckets",
     check_audiences="toolwire.extensions.apps:check_audiences",
     tool_meta="toolwire.extensions.apps:tool_meta",
 )

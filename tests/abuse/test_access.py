@@ -28,9 +28,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from abuse.report import record, rss_mib
 from toolwire import Context, Server
+from toolwire.admission.audit import AuditLog
 from toolwire.auth import JWTVerifier, ResourceServer, covers
 from toolwire.server import RateLimiter
-from toolwire.server.audit import AuditLog
 
 from http_server import serve_http
 from mcp_spec import WireChecker

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 
 from toolwire import Server
-from toolwire.server.audit import AuditLog
-from toolwire.server.limits import RateLimiter
+from toolwire.admission.audit import AuditLog
+from toolwire.admission.limits import RateLimiter
 
 
 def build() -> Server:

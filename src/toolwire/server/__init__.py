@@ -1,6 +1,6 @@
 """The server side: the decorator API, the request context and connections.
 
-``RateLimiter`` (:mod:`.limits`), ``AuditLog`` (:mod:`.audit`), ``Extension``
+``RateLimiter`` and ``AuditLog`` (:mod:`toolwire.admission`, reached by name), ``Extension``
 (:mod:`.extensions`) and the official SDK's ``ServerSession`` and ``RequestContext``
 (:mod:`.sdk_session`) load on first use.
 """
@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from .context import Context
 from .core import ServerCore
+from .features import feature
 from .server import Server
 
 if TYPE_CHECKING:
-    from .audit import AuditLog
     from .extensions import Extension
-    from .limits import RateLimiter
     from .sdk_session import RequestContext, ServerSession
 
 __all__ = [
@@ -32,14 +31,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "RateLimiter":
-        from .limits import RateLimiter
-
-        return RateLimiter
-    if name == "AuditLog":
-        from .audit import AuditLog
-
-        return AuditLog
+    if name in ("RateLimiter", "AuditLog"):  # toolwire.admission's, by name (.features)
+        return feature(name)
     if name == "Extension":
         from .extensions import Extension
 

@@ -18,8 +18,9 @@ from .._pip import extra_install
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
-from .admission import CallGate, caller_key
+from .call_slots import CallGate, caller_key
 from .client_log import forward_logging
+from .features import feature
 from .inputs import StateSigner
 from .launch import take
 from .methods import METHODS
@@ -33,9 +34,7 @@ from .session import ServerConnection
 from .workers import ThreadRunner
 
 if TYPE_CHECKING:
-    from .audit import AuditLog
     from .extensions import Extension
-    from .limits import RateLimiter
 
 
 JSON = dict[str, Any]
@@ -83,8 +82,8 @@ class ServerCore:
         middleware: Sequence[Middleware] = (),
         state_secret: bytes | None = None,
         auth: Any = None,
-        rate_limits: RateLimiter | None = None,
-        audit: AuditLog | bool | None = None,
+        rate_limits: Any = None,  # a toolwire.admission.RateLimiter
+        audit: Any = None,  # a toolwire.admission.AuditLog, or True for the default one
         extensions: Sequence[Extension] = (),
     ) -> None:
         if page_size is not None and page_size < 1:
@@ -121,7 +120,7 @@ class ServerCore:
         # stdio: calls in flight past which no more requests are handled; None: default.
         self.max_calls_in_flight = max_calls_in_flight
         self.tool_timeout = tool_timeout
-        # Call admission (toolwire.server.admission): slots in all, each caller's share of
+        # Call admission (toolwire.server.call_slots): slots in all, each caller's share of
         # them (a quarter by default) and how many of its calls may wait for one.
         self.max_concurrent_calls = max_concurrent_calls
         self.max_calls_per_caller = (
@@ -140,18 +139,14 @@ class ServerCore:
         self.auth = auth
         # Rate limits and the audit log wrap tools/call only, and only when configured.
         self.rate_limits = rate_limits
-        self.audit: AuditLog | None = None
+        self.audit: Any = None
         if audit is True:
-            from .audit import AuditLog
-
-            self.audit = AuditLog()
+            self.audit = feature("AuditLog")()
         elif audit:
             self.audit = audit
         self._guard: Handler | None = None
         if rate_limits is not None or self.audit is not None:
-            from .guard import CallGuard
-
-            self._guard = CallGuard(self, rate_limits, self.audit)
+            self._guard = feature("CallGuard")(self, rate_limits, self.audit)
             self.methods = {**self.methods, "tools/call": self._guard}
         self.lifespan = lifespan
         self.lifespan_context: Any = None

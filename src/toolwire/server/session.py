@@ -221,7 +221,7 @@ class ServerConnection:
     def _batch_refusal(self, batch: list[Any]) -> RPCError | None:
         """Why a batch is refused whole: more messages than ``max_batch_size``. (Each of its
         calls then passes the caller's admission like any other: see
-        :mod:`toolwire.server.admission`.)"""
+        :mod:`toolwire.server.call_slots`.)"""
         limit = self.server.max_batch_size
         if limit is not None and len(batch) > limit:
             return RPCError(

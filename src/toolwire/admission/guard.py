@@ -18,6 +18,9 @@ from typing import Any
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
+from ..server.middleware import run_chain
+from ..server.request import Host, Request
+from ..server.session import ServerConnection
 from .audit import AuditLog
 from .limits import (
     RETRY_AFTER_META,
@@ -27,9 +30,6 @@ from .limits import (
     caller_of,
     connection_buckets,
 )
-from .middleware import run_chain
-from .request import Host, Request
-from .session import ServerConnection
 
 JSON = dict[str, Any]
 

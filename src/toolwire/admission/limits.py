@@ -3,7 +3,7 @@
 ::
 
     from toolwire import Server
-    from toolwire.server.limits import RateLimiter
+    from toolwire.admission.limits import RateLimiter
 
     mcp = Server(
         "search",
@@ -31,7 +31,7 @@ connection: one stdio client, one legacy HTTP session. A 2026-07-28 HTTP request
 session that several workers serve also counts once per worker without it).
 
 Buckets live in memory by default (one process); ``store=RedisBuckets(url)`` (from
-:mod:`toolwire.server.limits_redis`) keeps them in Redis, so the limits hold across worker
+:mod:`toolwire.admission.limits_redis`) keeps them in Redis, so the limits hold across worker
 processes.
 """
 
@@ -49,8 +49,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .request import Request
-from .session import ServerConnection
+from ..server.request import Request
+from ..server.session import ServerConnection
 
 logger = logging.getLogger("toolwire")
 
@@ -266,7 +266,7 @@ class RateLimiter:
     """Token-bucket limits on ``tools/call`` (see the module docs).
 
     ``store`` is where buckets live: in memory (default; ``clock`` is its clock) or a
-    :class:`~toolwire.server.limits_redis.RedisBuckets`. ``fail_open`` says what happens
+    :class:`~toolwire.admission.limits_redis.RedisBuckets`. ``fail_open`` says what happens
     when that store cannot be reached: by default the call is refused with an ``isError``
     result ("try again in 1 s") and an error is logged, since limits that silently vanish
     are what an abuser hopes for; ``fail_open=True`` lets calls through with a warning.
