@@ -1,11 +1,12 @@
 """How the core reaches a feature package without naming it.
 
 The feature packages (:mod:`toolwire.composition`: mounting, tool transforms, tool search,
-OpenAPI) are built on the core; the core never imports them. Where a convenience method of
-:class:`~toolwire.server.Server` hands its work to one (``mcp.mount(...)``,
-``Server.from_openapi(...)``), it asks for the function by the name it was wired under;
-the package (``toolwire/__init__.py``) wires each name to its ``module:function``, and the
-module is imported on first use, so ``import toolwire`` stays light.
+OpenAPI; :mod:`toolwire.extensions`: Tasks, Skills, MCP Apps; :mod:`toolwire.admission`:
+rate limits, the audit log) are built on the core; the core never imports them. Where the
+server hands work to one (``mcp.mount(...)``, a task tool's call, ``Server(audit=True)``),
+it asks for the function or class by the name it was wired under; the package
+(``toolwire/__init__.py``) wires each name to its ``module:attribute``, and the module is
+imported on first use, so ``import toolwire`` stays light.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ _found: dict[str, Any] = {}  # the functions imported so far
 
 
 def wire(**targets: str) -> None:
-    """``name="package.module:function"`` for each function the core's methods hand work to."""
+    """``name="package.module:attribute"`` for each function or class the core hands work to."""
     _wired.update(targets)
     for name in targets:
         _found.pop(name, None)
 
 
 def feature(name: str) -> Any:
-    """The function wired as ``name``, its module imported on first use."""
+    """What is wired as ``name``, its module imported on first use."""
     found = _found.get(name)
     if found is None:
         try:
