@@ -163,8 +163,10 @@ def _package_imports(path: Path) -> set[str]:
             if node.level == 1:
                 if node.module:
                     found.add(node.module.split(".")[0])
-                else:
-                    found.update(alias.name for alias in node.names)
+                else:  # a sibling module, or a name of the package's own __init__
+                    for alias in node.names:
+                        sibling = (path.parent / f"{alias.name}.py").exists()
+                        found.add(alias.name if sibling else "__init__")
             elif node.level == 0 and (node.module or "").startswith(f"toolwire.{package}."):
                 found.add(node.module.split(".")[2])  # type: ignore[union-attr]
         elif isinstance(node, ast.Import):
@@ -294,7 +296,13 @@ def test_the_cycle_check_counts_type_only_and_local_imports(tmp_path: Path) -> N
     (package / "side.py").write_text("def f():\n    from toolwire.server.other import y\n")
     (package / "other.py").write_text("from . import side\n")
     (package / "alone.py").write_text("from . import low\n")
-    assert sorted(_cycles(package)) == [["high", "low"], ["other", "side"]]
+    (package / "__init__.py").write_text("def main():\n    from .command import run\n")
+    (package / "command.py").write_text("def run():\n    from . import HELP\n")
+    assert sorted(_cycles(package)) == [
+        ["__init__", "command"],
+        ["high", "low"],
+        ["other", "side"],
+    ]
 
 
 def _imports_of(path: Path) -> list[str]:

@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .._pip import extra_install
+from .options import HELP, TARGET_HELP
 
 if TYPE_CHECKING:  # the parser is built for every command: the rest loads when lint runs
     from ..lint import Finding, Listing
@@ -42,7 +43,6 @@ def add_parser(commands: Any) -> None:
     """Register ``lint`` on the CLI's subcommands: the targets and options of ``inspect``,
     several of them at once."""
     from ..protocol.revisions import REVISIONS
-    from . import HELP, TARGET_HELP
 
     parser = commands.add_parser(
         "lint",

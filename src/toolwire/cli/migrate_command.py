@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .options import HELP
+
 if TYPE_CHECKING:
     from .migrate import Migration
 
@@ -27,7 +29,6 @@ SKIPPED = {"node_modules", "__pycache__", "site-packages", "build", "dist", "ven
 
 def add_parser(commands: Any) -> None:
     """Register ``migrate`` on the CLI's subcommands."""
-    from . import HELP
 
     parser = commands.add_parser(
         "migrate",

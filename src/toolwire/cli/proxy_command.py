@@ -10,10 +10,11 @@ import argparse
 import shlex
 from typing import Any
 
+from .options import HELP, http_arguments, server_arguments
+
 
 def add_parser(commands: Any) -> None:
     """Register ``proxy`` on the CLI's subcommands."""
-    from . import HELP, _server_arguments, http_arguments
 
     proxy = commands.add_parser(
         "proxy",
@@ -26,7 +27,7 @@ def add_parser(commands: Any) -> None:
         "list changes cross it.",
         formatter_class=HELP,
     )
-    _server_arguments(proxy)
+    server_arguments(proxy)
     http_arguments(
         proxy, "how the proxy is served: stdio as MCP hosts start servers, or Streamable HTTP"
     )
