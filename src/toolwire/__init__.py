@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+import importlib
+
 from .content import Audio, File, Image, ToolResult
 from .errors import (
     ClientError,
@@ -141,27 +143,23 @@ _FASTMCP = {
 def __getattr__(name: str) -> Any:
     # The client and the pydantic models load on first use, keeping `import toolwire` light.
     if name == "Client":
-        from .client import Client
+        from .client import Client  # lazy: on first use of the name
 
         return Client
     if name == "Host":
-        from .client import Host
+        from .client import Host  # lazy: on first use of the name
 
         return Host
     if name == "Arg":  # tool transforms load on first use
-        from .composition.transforms import Arg
+        from .composition.transforms import Arg  # lazy: on first use of the name
 
         return Arg
     if name in _FASTMCP:  # FastMCP's names (docs/migrating.md), loaded on first use
-        import importlib
-
         return getattr(importlib.import_module(_FASTMCP[name], __name__), name)
     if name == "Extension":
-        from .server.extensions import Extension
+        from .server.extensions import Extension  # lazy: on first use of the name
 
         return Extension
     if name == "types":
-        import importlib
-
         return importlib.import_module(".types", __name__)
     raise AttributeError(f"module 'toolwire' has no attribute {name!r}")

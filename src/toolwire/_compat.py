@@ -53,7 +53,7 @@ def _convert(annotation: Any) -> Any:
 
 @functools.cache
 def _twin(typed_dict: type) -> Any:
-    import typing_extensions
+    import typing_extensions  # lazy: typing_extensions (with pydantic), only before Python 3.12
 
     fields = {}
     hints = typing.get_type_hints(typed_dict, include_extras=True)

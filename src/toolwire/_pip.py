@@ -10,12 +10,14 @@ Only error paths call this; what it needs is imported there, off ``import toolwi
 
 from __future__ import annotations
 
+import json
 import sys
+from urllib.parse import unquote, urlsplit
 
 
 def pip_install(*requirements: str) -> str:
     """``<this python> -m pip install <requirements>``, each quoted for a POSIX shell."""
-    import shlex  # an error path only
+    import shlex  # lazy: only to split or quote a command line
 
     words = [sys.executable, "-m", "pip", "install", *requirements]
     return " ".join(shlex.quote(word) for word in words)
@@ -29,9 +31,7 @@ def extra_install(extra: str) -> str:
 
 def _source() -> tuple[str, bool]:
     """Where toolwire was installed from, and whether it was installed editable."""
-    import json  # an error path only
-    from importlib import metadata
-    from urllib.parse import unquote, urlsplit
+    from importlib import metadata  # lazy: only for an install hint; it loads many modules
 
     try:
         recorded = metadata.distribution("toolwire").read_text("direct_url.json")

@@ -106,7 +106,7 @@ def unknown_checked(
         underscore = key[:1] == "_"
         if not underscore and not lenient:
             return True
-        import difflib  # only for a call that names an unknown argument
+        import difflib  # lazy: only for a 'did you mean'
 
         # a `_` name is refused only as a typo of a `_` parameter (`meta` takes no `_meta`)
         names = [name for name in known if name[:1] == "_"] if underscore else list(known)
@@ -167,7 +167,9 @@ def generic_dumper() -> Dumper:
     def dump(value: Any) -> Any:
         if type(value) in _JSON_SCALARS:
             return value
-        from pydantic_core import to_jsonable_python
+        from pydantic_core import (
+            to_jsonable_python,  # lazy: pydantic, off the import path until a schema needs it
+        )
 
         return to_jsonable_python(value, by_alias=True, fallback=str)
 

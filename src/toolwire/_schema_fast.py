@@ -115,8 +115,13 @@ def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
     """The validator of ``fields``; ``extra`` is what becomes of argument names that are no
     parameter: ``"forbid"`` (an error each), ``"ignore"`` (dropped) or ``"allow"`` (passed on,
     for a function with ``**kwargs``), see :func:`toolwire._schema_common.unknown_checked`."""
-    from pydantic_core import SchemaValidator, ValidationError
-    from pydantic_core import core_schema as cs
+    from pydantic_core import (  # lazy: pydantic, off the import path until a schema needs it
+        SchemaValidator,
+        ValidationError,
+    )
+    from pydantic_core import (
+        core_schema as cs,  # lazy: pydantic, off the import path until a schema needs it
+    )
 
     makers: dict[str, Callable[[], Any]] = {
         "string": cs.str_schema,

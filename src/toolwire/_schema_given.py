@@ -24,7 +24,7 @@ JSON = dict[str, Any]
 
 def _draft() -> Any:
     try:
-        from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+        from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # optional: jsonschema (the jsonschema extra)
     except ImportError:  # pragma: no cover - depends on the environment
         raise TypeError(
             f"input_schema needs the jsonschema package: {extra_install('jsonschema')}"
@@ -43,7 +43,7 @@ def given_input(
     if not isinstance(schema, dict):
         raise TypeError(f"tool {name!r}: input_schema must be a JSON Schema dict")
     draft = _draft()
-    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]  # optional: jsonschema (the jsonschema extra)
 
     try:
         draft.check_schema(schema)

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import orjson
+
 from ._compat import pydantic_ready
 from ._schema_clean import clean_schema, expand_root_ref
 from ._schema_common import (
@@ -38,7 +40,10 @@ __all__ = ["pydantic_input", "pydantic_output"]
 
 def _refuse_unknown_type(name: str, params: list[tuple[str, Any, Any]]) -> None:
     """Name the parameter whose type is no JSON value: likely a dependency left undeclared."""
-    from pydantic import PydanticUserError, TypeAdapter
+    from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
+        PydanticUserError,
+        TypeAdapter,
+    )
 
     for pname, ann, _ in params:
         try:
@@ -70,7 +75,13 @@ def pydantic_input(
     ``"ignore"``, or ``"allow"`` for a function with ``**kwargs``), see
     :func:`toolwire._schema_common.unknown_checked`. It is checked there, not by the model:
     a model's ``extra`` setting would reach the TypedDicts among the parameters too."""
-    from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
+    from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
+        BaseModel,
+        ConfigDict,
+        Field,
+        PydanticUserError,
+        create_model,
+    )
 
     fields: dict[str, Any] = {}
     renamed: dict[str, str] = {}  # model field name -> parameter name
@@ -138,7 +149,9 @@ def _annotated_text(annotation: Any) -> str | None:
 
 def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
     """Whether a FieldInfo (default or Annotated metadata) sets a description / an alias."""
-    from pydantic.fields import FieldInfo
+    from pydantic.fields import (
+        FieldInfo,  # lazy: pydantic, off the import path until a schema needs it
+    )
 
     infos = [default] if isinstance(default, FieldInfo) else []
     if typing.get_origin(annotation) is typing.Annotated:
@@ -151,7 +164,9 @@ def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
 def _model_validator(
     model: Any, renamed: dict[str, str], known: frozenset[str], unknown: str
 ) -> Validator:
-    from pydantic_core import ValidationError
+    from pydantic_core import (
+        ValidationError,  # lazy: pydantic, off the import path until a schema needs it
+    )
 
     validate = model.__pydantic_validator__.validate_python
 
@@ -178,7 +193,6 @@ def _decode_json_strings(arguments: Any, exc: Any) -> dict[str, Any] | None:
     """Arguments with JSON-encoded arrays/objects decoded where a string was rejected."""
     if not isinstance(arguments, dict):
         return None
-    import orjson
 
     fixed: dict[str, Any] | None = None
     for err in exc.errors(include_url=False, include_context=False, include_input=False):
@@ -208,7 +222,9 @@ def pydantic_output(
     with annotated attributes, as the official SDK writes it; otherwise the JSON data."""
     declared = _declared_result_schema(ret)
     if declared is not None:  # Annotated[CallToolResult, Model]: the tool makes its result
-        from pydantic import TypeAdapter
+        from pydantic import (
+            TypeAdapter,  # lazy: pydantic, off the import path until a schema needs it
+        )
 
         schema = TypeAdapter(pydantic_ready(declared)).json_schema(mode="serialization")
         schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
@@ -226,7 +242,10 @@ def pydantic_output(
         return None, False, generic_dumper, False
     if ret is str and not structured_output:
         return None, False, generic_dumper, False
-    from pydantic import PydanticUserError, TypeAdapter
+    from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
+        PydanticUserError,
+        TypeAdapter,
+    )
 
     text_of_str = False
     try:
@@ -281,7 +300,10 @@ def _plain_class_model(ret: Any) -> Any:
         fields[field] = hint if default is EMPTY else (hint, default)
     if not fields:
         return None
-    from pydantic import ConfigDict, create_model
+    from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
+        ConfigDict,
+        create_model,
+    )
 
     try:
         return create_model(
@@ -295,7 +317,11 @@ def _plain_class_model(ret: Any) -> Any:
 
 def _adapter_dumper(adapter: Any) -> Dumper:
     """Check a return value against the declared type (TL-22), then dump it as JSON data."""
-    from pydantic_core import PydanticSerializationError, ValidationError, to_jsonable_python
+    from pydantic_core import (  # lazy: pydantic, off the import path until a schema needs it
+        PydanticSerializationError,
+        ValidationError,
+        to_jsonable_python,
+    )
 
     validate = adapter.validate_python
     dump_python = adapter.dump_python

@@ -40,6 +40,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import orjson
 
@@ -74,7 +75,7 @@ _RIFF = {b"WEBP": "image/webp", b"WAVE": "audio/wav"}
 
 
 def _guess_from_name(name: str) -> str | None:
-    import mimetypes  # only when a MIME type has to be guessed
+    import mimetypes  # lazy: only when a MIME type has to be guessed
 
     guessed = mimetypes.guess_type(name)[0]
     return _MIME_ALIASES.get(guessed, guessed) if guessed else None
@@ -156,7 +157,7 @@ class Image(_Media):
     def to_image_content(self) -> Any:
         """This image as a ``toolwire.types.ImageContent`` (the official SDK's method), to
         put in a prompt message or a ``CallToolResult``."""
-        from .types import ImageContent
+        from .types import ImageContent  # lazy: the full MCP types, only for the SDK-style API
 
         return ImageContent.model_validate(self.to_block())
 
@@ -172,7 +173,7 @@ class Audio(_Media):
 
     def to_audio_content(self) -> Any:
         """This clip as a ``toolwire.types.AudioContent`` (the official SDK's method)."""
-        from .types import AudioContent
+        from .types import AudioContent  # lazy: the full MCP types, only for the SDK-style API
 
         return AudioContent.model_validate(self.to_block())
 
@@ -196,8 +197,6 @@ class File(_Media):
         if self.path is not None:
             uri = self.path.resolve().as_uri()
         else:
-            from urllib.parse import quote
-
             uri = f"file:///{quote(self.name)}"
         resource: JSON = {"uri": uri, "mimeType": self.mime_type}
         raw = self.read()

@@ -34,12 +34,14 @@ import contextlib
 import inspect
 import logging
 import os
+import typing
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from .errors import RegistrationError, RPCError, ToolError
 from .functions import (
     EXPECTED_ERRORS,
+    SCOPES,
     Dependency,
     describe,
     error_message,
@@ -410,7 +412,6 @@ def provide(
     builtin: tuple[type, ...] = (),
 ) -> None:
     """Register ``provider`` for parameters annotated ``key`` on ``server`` (``Server.provide``)."""
-    from .functions import SCOPES
 
     shown = getattr(key, "__name__", None) or repr(key)
     if scope not in SCOPES:
@@ -441,7 +442,6 @@ def provide(
 
 def _taken_as_argument(server: Any, key: Any) -> str | None:
     """The first component registered already whose argument (not dependency) is a ``key``."""
-    import typing
 
     kinds = (
         ("tool", getattr(server, "tools", ())),

@@ -8,6 +8,7 @@ library).
 from __future__ import annotations
 
 import asyncio
+import dis
 import functools
 import inspect
 import sys
@@ -211,7 +212,7 @@ _LIBRARY_DIRS = frozenset({"site-packages", "dist-packages"})
 
 @functools.lru_cache(maxsize=1)
 def _library_roots() -> tuple[str, ...]:
-    import sysconfig
+    import sysconfig  # lazy: only to tell the user's frames from a library's
 
     roots = {str(Path(__file__).resolve().parent)}
     for scheme_paths in (
@@ -269,7 +270,6 @@ def _innermost(exc: BaseException, tool_source: str | None) -> TracebackType | N
 def _raise_opcodes() -> frozenset[int]:
     """The opcodes of a ``raise`` statement: ``RAISE_VARARGS`` (``raise X``, and a bare
     ``raise`` on 3.10) and ``RERAISE``; the same names on Python 3.10 to 3.13."""
-    import dis  # only when an exception is judged: ``import toolwire`` stays light
 
     return frozenset(dis.opmap[name] for name in ("RAISE_VARARGS", "RERAISE") if name in dis.opmap)
 

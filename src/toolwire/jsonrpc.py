@@ -16,6 +16,7 @@ returns.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from collections.abc import Callable
@@ -86,8 +87,6 @@ def encode_clean(message: Any, default: Callable[[Any], Any] | None = None) -> t
     try:
         data = _dumps(clean)
     except _EncodeError:  # an integer orjson cannot write, or orjson's own depth limit
-        import json
-
         data = json.dumps(clean, ensure_ascii=False, separators=(",", ":")).encode()
     return data, "; ".join(dict.fromkeys(lost))
 

@@ -188,7 +188,9 @@ def lint(
 
 def known_providers() -> tuple[str, ...]:
     """The providers there are profiles for."""
-    from .providers import PROVIDERS
+    from .providers import (
+        PROVIDERS,  # lazy: the providers' schema rules, only for a tool checked or exported for one
+    )
 
     return tuple(PROVIDERS)
 
@@ -243,7 +245,9 @@ def _tool(
     providers: list[str],
     as_published: bool,
 ) -> None:
-    from .providers import name_problems
+    from .providers import (
+        name_problems,  # lazy: the providers' schema rules, only for a tool checked or exported for one
+    )
 
     if not SPEC_NAME.fullmatch(name):
         out.add(
@@ -339,10 +343,10 @@ def schema_errors(schema: Any) -> list[tuple[str, str]]:
     check of the keywords the providers read (``type``, ``properties``, ``required``,
     ``items``)."""
     try:
-        from jsonschema import validators  # type: ignore[import-untyped,unused-ignore]
+        from jsonschema import validators  # type: ignore[import-untyped,unused-ignore]  # optional: jsonschema (the jsonschema extra)
     except ImportError:
         return _structural(schema, "")
-    from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]  # optional: jsonschema (the jsonschema extra)
 
     cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     found = set()
@@ -362,7 +366,7 @@ TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
 def schema_check() -> str:
     """How :func:`schema_errors` checks schemas here: ``"meta-schema"`` (the ``jsonschema``
     package is installed) or ``"structural"``."""
-    import importlib.util
+    import importlib.util  # lazy: only to look for an optional package
 
     try:
         found = importlib.util.find_spec("jsonschema") is not None
@@ -426,7 +430,11 @@ def _provider_schemas(
 ) -> None:
     """One finding per provider: what its export cannot fix (an error), and with
     ``as_published`` what the export fixes (a warning)."""
-    from .providers import Unexpressible, export, problems
+    from .providers import (  # lazy: the providers' schema rules, only for a tool checked or exported for one
+        Unexpressible,
+        export,
+        problems,
+    )
 
     for provider in providers:
         found = problems(schema, provider)

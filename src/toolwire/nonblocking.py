@@ -24,6 +24,7 @@ the tool's first call; an instruction it does not know says no.
 
 from __future__ import annotations
 
+import dis
 import inspect
 import types
 import typing
@@ -148,7 +149,6 @@ def _never_blocks(fn: Any) -> bool:
         return False
     strings = any(str in (h, *typing.get_args(h)) for h in hints.values())
     integers = any(int in (h, *typing.get_args(h)) for h in hints.values())
-    import dis
 
     operations = 0
     string_steps = 0

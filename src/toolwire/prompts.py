@@ -180,10 +180,14 @@ def _through_pydantic(annotation: Any) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
         nonlocal adapter
         if adapter is None:
-            from pydantic import TypeAdapter
+            from pydantic import (
+                TypeAdapter,  # lazy: pydantic, off the import path until a schema needs it
+            )
 
             adapter = TypeAdapter(annotation)
-        from pydantic import ValidationError
+        from pydantic import (
+            ValidationError,  # lazy: pydantic, off the import path until a schema needs it
+        )
 
         try:
             return adapter.validate_python(text)
@@ -322,7 +326,7 @@ class Prompt(Component):
             )
         self._by_name = {argument.name: argument for argument in self.arguments}
         if dependencies:
-            from .dependencies import plan
+            from .dependencies import plan  # lazy: only for a function that declares dependencies
 
             self.plan = plan(f"prompt {self.name!r}", dependencies, inject, provided)
         # scopes/auth: who may list, get and complete it (as for tools)

@@ -174,14 +174,16 @@ def _function_schema(
     fast = _fast_fields(params) if allow_fast and portable and given is None else None
     make_validator: Callable[[], Validator]
     if given is not None:
-        from ._schema_given import given_input
+        from ._schema_given import given_input  # lazy: only for a schema given by hand
 
         input_schema, make_validator = given_input(name, given, params, takes_any)
     elif fast is not None:
         input_schema = fast_input_schema(fast, doc)
         make_validator = partial(fast_validator, fast, extra)
     else:
-        from ._schema_pydantic import pydantic_input
+        from ._schema_pydantic import (
+            pydantic_input,  # lazy: the pydantic path, only for a type the fast path does not take
+        )
 
         hints = _type_hints(func)
         params = [(n, hints.get(n, a), d) for n, a, d in params]
@@ -197,7 +199,9 @@ def _function_schema(
     elif allow_fast and (ret is EMPTY or ret is None or ret is Any or ret in FAST_RETURNS):
         output = fast_output(ret, structured_output, name)
     else:
-        from ._schema_pydantic import pydantic_output
+        from ._schema_pydantic import (
+            pydantic_output,  # lazy: the pydantic path, only for a type the fast path does not take
+        )
 
         if hints is None:
             hints = _type_hints(func)

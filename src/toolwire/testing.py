@@ -63,6 +63,7 @@ an event loop of its own and connects the client there.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import inspect
 import os
@@ -201,7 +202,7 @@ def _pytest_asyncio_client() -> object:
     """With pytest-asyncio: ``mcp_client`` is its async fixture, and a coroutine test that
     uses it is marked ``asyncio`` unless it (or its class or module) already is, so strict
     mode needs no mark."""
-    import pytest_asyncio
+    import pytest_asyncio  # optional: pytest-asyncio, from the user's test environment
 
     class PytestAsyncioClient:
         @pytest.hookimpl(tryfirst=True)
@@ -364,7 +365,7 @@ async def lint_servers(
 ) -> list[Finding]:
     """The findings of ``toolwire lint``'s rules over the servers ``targets`` (each a
     ``Server`` or a command, as for :func:`connect`), linted together as one host's servers."""
-    from .lint import Listing, lint
+    from .lint import Listing, lint  # lazy: the linter, only for the lint command
 
     listings = []
     for target in targets:
@@ -427,7 +428,6 @@ def _run_apart(work: Any) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(work)
-    import concurrent.futures
 
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, work).result()

@@ -215,7 +215,7 @@ class Tool(Component):
         self.plan = None  # on the instance: checked on every call, found at once
         injected = self.schema.injected
         if injected and any(isinstance(d, Dependency) for d in injected.values()):
-            from .dependencies import plan
+            from .dependencies import plan  # lazy: only for a function that declares dependencies
 
             self.plan = plan(f"tool {self.name!r}", self.schema.injected, inject, provided)
             self.inline = False  # its dependencies are resolved on the event loop first
@@ -341,7 +341,9 @@ class Tool(Component):
         if self._limited:  # before validation: an oversized payload costs one cheap walk
             check_arguments(arguments, self.max_argument_depth, self.max_string_length)
         if self.nulls_from is not None and arguments:
-            from .providers import null_means_absent
+            from .providers import (
+                null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
+            )
 
             arguments = null_means_absent(arguments, self.nulls_from)
         kwargs = self.schema.validate(arguments)
@@ -359,7 +361,7 @@ class Tool(Component):
 
     def _judge(self) -> None:
         """After a first call on a thread: run inline from now on if the code never blocks."""
-        from .nonblocking import never_blocks
+        from .nonblocking import never_blocks  # lazy: only to judge whether a tool blocks the loop
 
         self._judged = True
         if never_blocks(self.fn):
@@ -401,7 +403,7 @@ _EXTRA = "Extra inputs are not permitted"  # pydantic-core's and _schema_given's
 def unknown_names_explained(exc: InvalidArguments, known: Mapping[str, Any]) -> str:
     """The text of ``exc`` with each unknown top-level argument name explained: the closest
     parameter name when one is near ("nite" -> "night"), else (once) the names it takes."""
-    import difflib
+    import difflib  # lazy: only for a 'did you mean'
 
     parts = []
     listed = False  # the names the tool takes are given once

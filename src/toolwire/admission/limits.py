@@ -51,6 +51,7 @@ from typing import Any, Protocol
 
 from ..server.request import Request
 from ..server.session import ServerConnection
+from .limits_redis import RedisBuckets
 
 logger = logging.getLogger("toolwire")
 
@@ -338,8 +339,6 @@ class RateLimiter:
             per_tool[name.strip()] = parsed("TOOL", rate)
         store: AsyncBuckets | None = None
         if url is not None:
-            from .limits_redis import RedisBuckets
-
             try:
                 store = RedisBuckets(url)
             except ValueError as exc:

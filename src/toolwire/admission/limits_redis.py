@@ -101,7 +101,7 @@ class RedisBuckets:
         loop = asyncio.get_running_loop()
         held = self._clients.get(loop)
         if held is None:
-            import redis.asyncio
+            import redis.asyncio  # optional: redis (the redis extra)
 
             for gone in [old for old in self._clients if old.is_closed()]:
                 del self._clients[gone]

@@ -199,7 +199,7 @@ class DPoPVerifier:
     ) -> None:
         """Check the proofs sent with a request for ``access_token`` bound to ``jkt``;
         :class:`DPoPFailure` when they do not pass."""
-        import jwt
+        import jwt  # optional: pyjwt[crypto] (the auth extra)
 
         invalid = "invalid_dpop_proof"
         if len(proofs) != 1 or not proofs[0]:

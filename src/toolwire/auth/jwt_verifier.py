@@ -65,7 +65,7 @@ class JWTVerifier:
         timeout: float = 5.0,
     ) -> None:
         try:
-            import jwt
+            import jwt  # optional: pyjwt[crypto] (the auth extra)
         except ImportError:
             raise RuntimeError(
                 f"JWTVerifier needs the auth extra: {extra_install('auth')}"
@@ -103,7 +103,9 @@ class JWTVerifier:
         if isinstance(key, str):
             key = key.encode()
         if isinstance(key, bytes):
-            from cryptography.hazmat.primitives.serialization import load_pem_public_key
+            from cryptography.hazmat.primitives.serialization import (
+                load_pem_public_key,  # optional: pyjwt[crypto] (the auth extra)
+            )
 
             key = load_pem_public_key(key)
         return key, None, _kty_of(key)
@@ -244,7 +246,12 @@ class JWTVerifier:
 
 
 def _kty_of(key: Any) -> str:
-    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+    from cryptography.hazmat.primitives.asymmetric import (  # optional: pyjwt[crypto] (the auth extra)
+        ec,
+        ed448,
+        ed25519,
+        rsa,
+    )
 
     if isinstance(key, (rsa.RSAPublicKey, rsa.RSAPrivateKey)):
         return "RSA"

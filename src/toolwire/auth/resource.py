@@ -44,7 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ToolwireError
-from .dpop import DPoPVerifier
+from .dpop import DPoPFailure, DPoPVerifier
 from .tokens import AccessToken, covers
 from .verifiers import InvalidToken, TokenVerifier, VerifierUnavailable, token_digest
 
@@ -226,7 +226,6 @@ class ResourceServer:
         urls: tuple[str, ...],
         store: Any,
     ) -> None:
-        from .dpop import DPoPFailure
 
         assert self.dpop is not None
         jkt = _bound_key(caller)

@@ -176,7 +176,7 @@ class LoopClients:
         self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
 
     def get(self) -> Any:
-        import httpx
+        import httpx  # optional: httpx (the http extra)
 
         loop = asyncio.get_running_loop()
         for old in [old for old in self._clients if old.is_closed()]:

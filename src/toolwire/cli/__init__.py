@@ -25,13 +25,16 @@ the protocol.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 
 from .. import __version__
 from ..server.launch import split_target
+from . import install_command, lint_command, migrate_command, proxy_command
 from .loading import LoadError, RunCall, load
 from .options import HELP, TARGET_HELP, http_arguments, port_number, seconds, server_arguments
+from .user_output import to_stderr
 
 __all__ = ["main"]
 
@@ -126,21 +129,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     call.set_defaults(command_parser=call)
 
-    from .install_command import add_parser as add_install
+    install_command.add_parser(commands)
 
-    add_install(commands)
+    lint_command.add_parser(commands)
 
-    from .lint_command import add_parser as add_lint
+    proxy_command.add_parser(commands)
 
-    add_lint(commands)
-
-    from .proxy_command import add_parser as add_proxy
-
-    add_proxy(commands)
-
-    from .migrate_command import add_parser as add_migrate
-
-    add_migrate(commands)
+    migrate_command.add_parser(commands)
 
     commands.add_parser(
         "version",
@@ -173,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(options: argparse.Namespace) -> int:
-    from . import commands
+    from . import commands  # lazy: only when the command runs, not for --help
 
     if options.command == "version":
         return commands.version()
@@ -182,21 +177,13 @@ def _dispatch(options: argparse.Namespace) -> int:
     if options.command in ("inspect", "call"):
         return _client_command(options)
     if options.command == "install":
-        from .install_command import command as install
-
-        return install(options)
+        return install_command.command(options)
     if options.command == "lint":
-        from .lint_command import command as lint
-
-        return lint(options)
+        return lint_command.command(options)
     if options.command == "proxy":
-        from .proxy_command import command as proxy
-
-        return proxy(options)
+        return proxy_command.command(options)
     if options.command == "migrate":
-        from .migrate_command import command as migrate
-
-        return migrate(options)
+        return migrate_command.command(options)
     if options.command == "run":
         return _run(options)
     return commands.usage_error(f"unknown command {options.command!r}")
@@ -204,12 +191,14 @@ def _dispatch(options: argparse.Namespace) -> int:
 
 def _run(options: argparse.Namespace) -> int:
     """Serve the file's server as the options say, whatever its own ``run()`` call asks."""
-    from . import commands
-    from .user_output import to_stderr
+    from . import commands  # lazy: only when the command runs, not for --help
 
     if options.transport == "stdio":
         # before the user's file runs: what it prints goes to stderr, not to the client
-        from ..transports.stdio_guard import hold_stdio, serving_file
+        from ..transports.stdio_guard import (  # lazy: only when serving stdio
+            hold_stdio,
+            serving_file,
+        )
 
         hold_stdio()
         serving_file(options.target)
@@ -279,9 +268,9 @@ def _sort_call_words(options: argparse.Namespace, extra: list[str]) -> None:
 
 def _client_command(options: argparse.Namespace) -> int:
     """``inspect`` and ``call``: a file in memory, a URL or ``--command``."""
-    from . import commands
-    from .failures import connection_message
-    from .targets import TargetError, resolve
+    from . import commands  # lazy: only when the command runs, not for --help
+    from .failures import connection_message  # lazy: only when the command runs, not for --help
+    from .targets import TargetError, resolve  # lazy: only when the command runs, not for --help
 
     try:
         target = resolve(options.target, options.server_command, options.header)
@@ -312,7 +301,6 @@ def _client_command(options: argparse.Namespace) -> int:
 def _reader_left() -> int:
     """stdout's reader went away (``toolwire inspect FILE | head -1``): stop quietly. Python
     would otherwise report the failed flush at exit, so stdout now points at the null device."""
-    import os
 
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -325,8 +313,14 @@ def _reader_left() -> int:
 def _dev(options: argparse.Namespace) -> int:
     """A toolwire file runs in a subprocess that the inspector restarts, so a file that does
     not load yet is not an error here: the page shows why, and the next save tries again."""
-    from .commands import usage_error
-    from .targets import TargetError, check_target, is_url, parse_headers, require_extra
+    from .commands import usage_error  # lazy: only when the command runs, not for --help
+    from .targets import (  # lazy: only when the command runs, not for --help
+        TargetError,
+        check_target,
+        is_url,
+        parse_headers,
+        require_extra,
+    )
 
     try:
         headers = parse_headers(options.header)
@@ -342,7 +336,7 @@ def _dev(options: argparse.Namespace) -> int:
         path, _ = split_target(options.target)
         if not path.is_file():
             return usage_error(f"{path}: no such file")
-    from ..inspector import run
+    from ..inspector import run  # lazy: the inspector, only for toolwire dev
 
     return run(
         options.target or options.server_command,

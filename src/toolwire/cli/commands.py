@@ -66,7 +66,9 @@ def run(
 
     options: JSON = {"drain_delay": drain_delay}
     if redis is not None:
-        from ..transports.http_store import RedisStore
+        from ..transports.http_store import (
+            RedisStore,  # lazy: the HTTP stack, only when serving HTTP
+        )
 
         options["store"] = RedisStore(redis)
     try:

@@ -17,6 +17,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .._pip import extra_install
+from ..protocol.revisions import REVISIONS
+from .loading import LoadError
 from .options import HELP, TARGET_HELP
 
 if TYPE_CHECKING:  # the parser is built for every command: the rest loads when lint runs
@@ -42,7 +44,6 @@ JSON_HELP = (
 def add_parser(commands: Any) -> None:
     """Register ``lint`` on the CLI's subcommands: the targets and options of ``inspect``,
     several of them at once."""
-    from ..protocol.revisions import REVISIONS
 
     parser = commands.add_parser(
         "lint",
@@ -98,11 +99,20 @@ def add_parser(commands: Any) -> None:
 
 
 def command(options: argparse.Namespace) -> int:
-    from ..lint import errors, known_providers, lint, schema_check
-    from .commands import usage_error
-    from .failures import connection_message
-    from .loading import LoadError
-    from .targets import TargetError, is_url, parse_headers, resolve
+    from ..lint import (  # lazy: the linter, only for the lint command
+        errors,
+        known_providers,
+        lint,
+        schema_check,
+    )
+    from .commands import usage_error  # lazy: only when the command runs, not for --help
+    from .failures import connection_message  # lazy: only when the command runs, not for --help
+    from .targets import (  # lazy: only when the command runs, not for --help
+        TargetError,
+        is_url,
+        parse_headers,
+        resolve,
+    )
 
     given: list[tuple[str, str | None]] = [(target, None) for target in options.target]
     given += [(command, command) for command in options.server_command]
@@ -144,8 +154,8 @@ def command(options: argparse.Namespace) -> int:
 
 async def list_server(shown: str, target: Target, revision: str | None) -> Listing:
     """The tools and prompts one server lists (every page)."""
-    from ..lint import Listing
-    from .commands import _client
+    from ..lint import Listing  # lazy: the linter, only for the lint command
+    from .commands import _client  # lazy: only when the command runs, not for --help
 
     async with _client(target, revision) as client:
         offered = client.server_capabilities
@@ -159,7 +169,7 @@ async def list_server(shown: str, target: Target, revision: str | None) -> Listi
 
 def report(listings: list[Listing], providers: list[str], findings: list[Finding]) -> JSON:
     """``--json``'s document (its shape is documented in docs/testing.md)."""
-    from ..lint import errors, schema_check
+    from ..lint import errors, schema_check  # lazy: the linter, only for the lint command
 
     count = len(errors(findings))
     return {
@@ -183,8 +193,8 @@ def report(listings: list[Listing], providers: list[str], findings: list[Finding
 
 def render(listings: list[Listing], providers: list[str], findings: list[Finding]) -> str:
     """A table: severity, rule, where, message; then a summary line."""
-    from ..lint import errors
-    from .listing import plural
+    from ..lint import errors  # lazy: the linter, only for the lint command
+    from .listing import plural  # lazy: only when the command runs, not for --help
 
     tools = sum(len(listing.tools) for listing in listings)
     prompts = sum(len(listing.prompts) for listing in listings)
@@ -214,7 +224,7 @@ def render(listings: list[Listing], providers: list[str], findings: list[Finding
 
 def rules_table() -> str:
     """The rules as a Markdown table (docs/testing.md shows it; a test compares them)."""
-    from ..lint import RULES
+    from ..lint import RULES  # lazy: the linter, only for the lint command
 
     lines = ["| Rule | Severity | Checks | Source |", "| --- | --- | --- | --- |"]
     for rule in RULES.values():

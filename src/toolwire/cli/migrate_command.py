@@ -11,9 +11,12 @@ be read or parsed (the others are still migrated).
 from __future__ import annotations
 
 import argparse
+import difflib
+import io
 import os
 import re
 import sys
+import tokenize
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,10 +78,8 @@ def python_files(path: Path) -> list[Path]:
 
 def command(options: argparse.Namespace) -> int:
     """Migrate every file; returns the exit code."""
-    import io
-    import tokenize
 
-    from .migrate import Targets, migrate
+    from .migrate import Targets, migrate  # lazy: only when the command runs, not for --help
 
     targets = Targets()
     findings_out = sys.stderr if options.diff else sys.stdout
@@ -129,7 +130,6 @@ def _counted(migration: Migration) -> str:
 
 
 def _print_diff(shown: str, old: str, new: str) -> None:
-    import difflib
 
     lines = difflib.unified_diff(
         _LINES.findall(old),

@@ -10,6 +10,7 @@ import argparse
 import shlex
 from typing import Any
 
+from .loading import LoadError
 from .options import HELP, http_arguments, server_arguments
 
 
@@ -51,13 +52,12 @@ def add_parser(commands: Any) -> None:
 
 def command(options: argparse.Namespace) -> int:
     """Serve the proxy until the client leaves (stdio) or a signal arrives (HTTP)."""
-    from ..proxy import proxy
-    from . import commands
-    from .loading import LoadError
-    from .targets import TargetError, resolve
+    from ..proxy import proxy  # lazy: the proxy, only for toolwire proxy
+    from . import commands  # lazy: only when the command runs, not for --help
+    from .targets import TargetError, resolve  # lazy: only when the command runs, not for --help
 
     if options.transport == "stdio":
-        from ..transports.stdio_guard import hold_stdio
+        from ..transports.stdio_guard import hold_stdio  # lazy: only when serving stdio
 
         hold_stdio()  # what the upstream prints goes to stderr, not to the client
     try:

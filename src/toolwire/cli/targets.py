@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..server.core import ServerCore
+from .loading import load_server
 from .packages import missing_extra_message
 from .user_output import divert, restore
 
@@ -66,8 +67,7 @@ def resolve(target: str | None, command: str | None, header_lines: list[str]) ->
     if is_url(target):
         require_extra("httpx", "a server given by its URL")
         return Target(target, headers)
-    from .loading import load_server
-    from .progress import spinner
+    from .progress import spinner  # lazy: only when the command runs, not for --help
 
     with spinner(f"Loading {target}"):
         server = load_server(target)

@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 
 from .. import __version__, jsonrpc
 from ..errors import ClientError, ClientTimeout, RPCError
+from ..protocol.let_go import declare
 from ..protocol.revisions import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -132,10 +133,10 @@ class Client(
         relay_let_go: bool = False,
     ) -> None:
         if not isinstance(target, (list, tuple)):
-            from .mcp_config import is_config
+            from .mcp_config import is_config  # lazy: only for an mcpServers configuration
 
             if is_config(target):  # an mcpServers configuration (toolwire.client.mcp_config)
-                from .mcp_config import single
+                from .mcp_config import single  # lazy: only for an mcpServers configuration
 
                 given: dict[str, Any] = {"env": env, "cwd": cwd, "headers": headers}
                 target = single(target, given)
@@ -164,8 +165,6 @@ class Client(
             self.capabilities.setdefault("sampling", {})
         self.relay_let_go = relay_let_go
         if relay_let_go:
-            from ..protocol.let_go import declare
-
             self.capabilities = declare(self.capabilities)
         self._roots = None if roots is None else roots_of(roots)
         if self._roots is not None:
@@ -205,7 +204,7 @@ class Client(
         self._tools_generation = 0  # bumped by notifications/tools/list_changed
         self._outputs = OutputChecks()
         if telemetry:  # True, or a toolwire.telemetry.Telemetry: spans for every request
-            from ..telemetry import Telemetry
+            from ..telemetry import Telemetry  # lazy: only with telemetry on
 
             (Telemetry() if telemetry is True else telemetry).wrap_client(self)
 
@@ -233,13 +232,17 @@ class Client(
         if self.auth is not None and not http_target:
             raise ClientError("auth= applies to http(s) URLs only")
         if hasattr(target, "connect") and not isinstance(target, (str, list, tuple)):
-            from ..transports.memory import MemoryTransport
+            from ..transports.memory import (
+                MemoryTransport,  # lazy: only for a server in this process
+            )
 
             memory = MemoryTransport(target)
             await memory.open()
             return memory
         if http_target:
-            from ..transports.http_client import HttpClientTransport
+            from ..transports.http_client import (
+                HttpClientTransport,  # lazy: the HTTP stack, only for an HTTP server
+            )
 
             http = HttpClientTransport(
                 target,
@@ -253,7 +256,9 @@ class Client(
         command = shlex.split(target) if isinstance(target, str) else list(target)
         if command and command[0].endswith(".py"):
             command = [sys.executable, *command]
-        from ..transports.process import SubprocessTransport
+        from ..transports.process import (
+            SubprocessTransport,  # lazy: only for a server run as a subprocess
+        )
 
         transport = SubprocessTransport(
             command, max_message_bytes=self.max_message_bytes, **self._transport_options

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from .._pip import extra_install
 from ..auth.dpop import b64url, jwk_thumbprint
 from ..errors import ClientError
+from .oauth_discovery import parse_challenges
 
 _CURVES = {"secp256r1": ("ES256", "P-256", 32), "secp384r1": ("ES384", "P-384", 48)}
 _CURVES["secp521r1"] = ("ES512", "P-521", 66)
@@ -40,7 +41,11 @@ def _uint(value: int, size: int | None = None) -> str:
 
 def public_jwk(key: Any) -> tuple[str, dict[str, str]]:
     """The JWS algorithm and the public JWK (RFC 7517) of a private key."""
-    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    from cryptography.hazmat.primitives.asymmetric import (  # optional: pyjwt[crypto] (the auth extra)
+        ec,
+        ed25519,
+        rsa,
+    )
 
     if isinstance(key, ec.EllipticCurvePrivateKey):
         alg, crv, size = _CURVES.get(key.curve.name, (None, None, 0))
@@ -54,7 +59,10 @@ def public_jwk(key: Any) -> tuple[str, dict[str, str]]:
         rsa_numbers = key.public_key().public_numbers()
         return "RS256", {"kty": "RSA", "n": _uint(rsa_numbers.n), "e": _uint(rsa_numbers.e)}
     if isinstance(key, ed25519.Ed25519PrivateKey):
-        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+        from cryptography.hazmat.primitives.serialization import (  # optional: pyjwt[crypto] (the auth extra)
+            Encoding,
+            PublicFormat,
+        )
 
         raw = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         return "EdDSA", {"kty": "OKP", "crv": "Ed25519", "x": b64url(raw)}
@@ -86,9 +94,13 @@ class DPoPKey:
 
     def __init__(self, key: Any = None) -> None:
         try:
-            import jwt  # noqa: F401
-            from cryptography.hazmat.primitives import serialization
-            from cryptography.hazmat.primitives.asymmetric import ec
+            import jwt  # noqa: F401  # optional: pyjwt[crypto] (the auth extra)
+            from cryptography.hazmat.primitives import (
+                serialization,  # optional: pyjwt[crypto] (the auth extra)
+            )
+            from cryptography.hazmat.primitives.asymmetric import (
+                ec,  # optional: pyjwt[crypto] (the auth extra)
+            )
         except ImportError:  # pragma: no cover - the auth extra is missing
             raise ClientError(f"DPoP needs the auth extra: {extra_install('auth')}") from None
         if key is None:
@@ -108,7 +120,7 @@ class DPoPKey:
     def proof(self, method: str, url: str, access_token: str | None = None) -> str:
         """A fresh proof for one request (``ath`` when it carries ``access_token``), with the
         latest nonce the server at ``url`` gave, if any."""
-        import jwt
+        import jwt  # optional: pyjwt[crypto] (the auth extra)
 
         origin = _origin(url)
         claims: dict[str, Any] = {
@@ -134,7 +146,6 @@ class DPoPKey:
     def nonce_retry(self, url: str, www_authenticate: str | None) -> bool:
         """True when a 401 asks for a nonce (``DPoP error="use_dpop_nonce"``) that this key
         now holds and did not send: the request is worth sending once more."""
-        from .oauth_discovery import parse_challenges
 
         asked = any(
             scheme.lower() == "dpop" and params.get("error") == "use_dpop_nonce"

@@ -104,10 +104,10 @@ class Host(HostPrimitives):
         policy: ApprovalPolicy | None = None,
         **client_options: Any,
     ) -> None:
-        from .mcp_config import is_config
+        from .mcp_config import is_config  # lazy: only for an mcpServers configuration
 
         if is_config(servers):  # an mcpServers configuration (toolwire.client.mcp_config)
-            from .mcp_config import clients
+            from .mcp_config import clients  # lazy: only for an mcpServers configuration
 
             servers = clients(servers, Client, {"cache_tools": True, **client_options})
         elif not isinstance(servers, Mapping):
@@ -240,7 +240,9 @@ class Host(HostPrimitives):
         if self._tools is None:
             await self.list_tools()
         tool = self._lookup(name)
-        from ..providers import null_means_absent
+        from ..providers import (
+            null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
+        )
 
         # A strict export makes optional arguments nullable: their nulls mean "absent".
         arguments = null_means_absent(dict(arguments or {}), tool.input_schema)

@@ -14,6 +14,7 @@ end (stdio, memory, 2026-07-28) tells it instead (:mod:`toolwire.protocol.let_go
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -51,8 +52,6 @@ class ClientLetGo:
         try:
             outcome = handler(retry_ms)
             if inspect.isawaitable(outcome):
-                import asyncio
-
                 task = asyncio.ensure_future(outcome)
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)

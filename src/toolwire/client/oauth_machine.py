@@ -103,9 +103,14 @@ class _SigningKey:
         self, key: str | bytes | Mapping[str, Any], key_id: str | None, algorithm: str | None
     ) -> None:
         try:
-            import jwt
-            from cryptography.hazmat.primitives.asymmetric import ec, rsa
-            from cryptography.hazmat.primitives.serialization import load_pem_private_key
+            import jwt  # optional: pyjwt[crypto] (the auth extra)
+            from cryptography.hazmat.primitives.asymmetric import (  # optional: pyjwt[crypto] (the auth extra)
+                ec,
+                rsa,
+            )
+            from cryptography.hazmat.primitives.serialization import (
+                load_pem_private_key,  # optional: pyjwt[crypto] (the auth extra)
+            )
         except ImportError:  # pragma: no cover - depends on the installed extras
             raise ClientError(
                 f"Signing with a private key needs PyJWT: {extra_install('auth')}"
@@ -138,7 +143,7 @@ class _SigningKey:
         return f"<signing key {self.algorithm}{f' {self.key_id}' if self.key_id else ''}>"
 
     def sign(self, claims: dict[str, Any]) -> str:
-        import jwt
+        import jwt  # optional: pyjwt[crypto] (the auth extra)
 
         headers = {"typ": "JWT", **({"kid": self.key_id} if self.key_id else {})}
         return jwt.encode(claims, self._key, algorithm=self.algorithm, headers=headers)

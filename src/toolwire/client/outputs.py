@@ -41,7 +41,7 @@ class OutputChecks:
             raise ClientError(
                 f"Tool {name!r} declares an outputSchema but returned no structuredContent"
             )
-        import fastjsonschema
+        import fastjsonschema  # lazy: fastjsonschema, off the import path until a schema is checked
 
         try:
             self._validator(name, schema)(structured)
@@ -55,7 +55,7 @@ class OutputChecks:
         cached = self._validators.get(name)
         if cached is not None and cached[0] is schema:
             return cached[1]
-        import fastjsonschema
+        import fastjsonschema  # lazy: fastjsonschema, off the import path until a schema is checked
 
         try:
             check = fastjsonschema.compile(schema)

@@ -14,6 +14,7 @@ from ..protocol.revisions import META_IDEMPOTENCY_KEY as IDEMPOTENCY_KEY
 from .answers import content_blocks, named
 from .outputs import OutputChecks
 from .primitives import walk_pages
+from .tasks import ToolTask, wait_for_task
 
 if TYPE_CHECKING:
     from .let_go import LetGoHandler
@@ -157,8 +158,6 @@ class ClientTools:
             if token is not None:
                 self._progress.pop(token, None)
         if result.get("resultType") == "task":  # the client declared Tasks (.tasks)
-            from .tasks import wait_for_task
-
             result = await wait_for_task(self, result, timeout, task_status)
         return await self._call_result(name, result)
 
@@ -168,7 +167,6 @@ class ClientTools:
         """Call a tool without waiting for it to end: a :class:`~toolwire.client.tasks.ToolTask`
         whose ``status()``, ``result()`` and ``cancel()`` follow the task the server made of
         the call (with the Tasks extension declared), or hold the result it answered with."""
-        from .tasks import ToolTask
 
         params: JSON = {"name": name, "arguments": arguments or {}}
         return ToolTask(self, name, await self.request("tools/call", params, timeout=timeout))

@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import importlib
 import inspect
 import logging
 import re
@@ -44,6 +45,7 @@ from typing import Any
 
 from ..errors import RegistrationError
 from ..protocol.naming import prefixed_name
+from ..resources.uri_template import UriTemplate
 from ..server.request import Request
 from ..tools import Tool
 from .mount_routes import route
@@ -351,7 +353,6 @@ class Mount:
         return item
 
     def _local_template(self, key: str, source: Any) -> Any:
-        from ..resources.uri_template import UriTemplate
 
         item = copy.copy(source)
         item.uri_template = self.uri(key)
@@ -411,7 +412,6 @@ class Mount:
 def _proxy_mounted() -> Any:
     """:mod:`toolwire.proxy.mounted`, loaded when a mounted proxy needs it (the proxy layer
     sits above this one, so it is found at run time, not imported)."""
-    import importlib
 
     return importlib.import_module("toolwire.proxy.mounted")
 
@@ -446,7 +446,9 @@ class MountedTool(ForwardedTool):
     def run_inline(self, arguments: Any, injected: Any, *, mask_errors: bool) -> Any:
         assert self.original is not None
         if self.nulls_from is not None and arguments:  # Server(provider=...): null = absent
-            from ..providers import null_means_absent
+            from ..providers import (
+                null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
+            )
 
             arguments = null_means_absent(arguments, self.nulls_from)
         return self.original.run_inline(arguments, injected, mask_errors=mask_errors)

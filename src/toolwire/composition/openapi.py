@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 
 from .._pip import pip_install
+from .._schema_common import generic_dumper, wrap_result
 from ..errors import RegistrationError
 from ..schema import FunctionSchema, InvalidArguments
 from ..server.registry import Registry
@@ -84,7 +85,7 @@ def load_document(spec: Any) -> JSON:
             )
         raw: str | bytes = text
         if isinstance(text, str) and text.startswith(("http://", "https://")):
-            import httpx
+            import httpx  # optional: httpx (the http extra)
 
             answer = httpx.get(text, follow_redirects=True, timeout=30)
             answer.raise_for_status()
@@ -105,7 +106,7 @@ def _parse(raw: str | bytes) -> JSON:
         parsed = orjson.loads(raw)
     except orjson.JSONDecodeError:
         try:
-            import yaml  # type: ignore[import-untyped]
+            import yaml  # type: ignore[import-untyped]  # optional: PyYAML, for a YAML document
         except ImportError:
             raise RegistrationError(
                 f"This OpenAPI document is not JSON; reading YAML needs PyYAML: {pip_install('PyYAML')}"
@@ -334,9 +335,9 @@ def _validator(schema: JSON, nulls: frozenset[str]) -> Callable[[JSON], JSON]:
     required = schema.get("required") or ()
     check: Callable[[JSON], JSON] | None = None
     try:
-        from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+        from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # optional: jsonschema (the jsonschema extra)
 
-        from .._schema_given import _validator as given
+        from .._schema_given import _validator as given  # lazy: only for a schema given by hand
 
         strict = {**schema, "additionalProperties": False}
         check = given(Draft202012Validator(strict), known, True)
@@ -358,7 +359,6 @@ def _validator(schema: JSON, nulls: frozenset[str]) -> Callable[[JSON], JSON]:
 
 
 def build_tool(op: Operation, resolver: Resolver, client: httpx.AsyncClient, tags: bool) -> Tool:
-    from .._schema_common import generic_dumper, wrap_result
 
     schema = input_schema(op, resolver)
     output = output_schema(op, resolver)
@@ -430,7 +430,9 @@ def add_openapi(
         if collecting:
             gc.enable()
     if server.provider is not None:
-        from ..server.facing import face
+        from ..server.facing import (
+            face,  # lazy: provider checks, only for a server that names providers
+        )
 
         for tool in built:
             face(tool, server.provider)
@@ -442,7 +444,7 @@ def add_openapi(
 
 
 def _default_client(document: JSON) -> httpx.AsyncClient:
-    import httpx
+    import httpx  # optional: httpx (the http extra)
 
     servers = document.get("servers") or []
     url = servers[0].get("url") if servers and isinstance(servers[0], dict) else None

@@ -108,7 +108,7 @@ class Caller:
         self.where = f"{op.method.upper()} {op.path}"
 
     async def __call__(self, **arguments: Any) -> Any:
-        import httpx
+        import httpx  # optional: httpx (the http extra)
 
         op = self.op
         path = op.path
@@ -180,6 +180,6 @@ class Caller:
 
 
 def _text_only(text: str) -> Any:
-    from .. import types
+    from .. import types  # lazy: the full MCP types, only for the SDK-style API
 
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])

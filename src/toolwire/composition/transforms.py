@@ -30,8 +30,10 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._schema_common import generic_dumper
 from ..content import text_result
 from ..errors import RegistrationError, RPCError
+from ..protocol.header_params import header_params
 from ..schema import FunctionSchema
 from ..server.inputs import InputRequired
 from ..tools import JSON, RunSync, Tool, failure_result
@@ -109,7 +111,6 @@ class ForwardedTool(Tool):
             _make_dumper=_dumper,
         )
         self.structured = structured
-        from ..protocol.header_params import header_params
 
         mirrored, problem = header_params(input_schema)
         self.header_params = mirrored if problem is None else {}
@@ -126,7 +127,9 @@ class ForwardedTool(Tool):
         on_timeout: Callable[[], None] | None = None,
     ) -> JSON:
         if self.nulls_from is not None and arguments:  # Server(provider=...): null = absent
-            from ..providers import null_means_absent
+            from ..providers import (
+                null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
+            )
 
             arguments = null_means_absent(arguments, self.nulls_from)
         return await self.forward(
@@ -144,7 +147,6 @@ class ForwardedTool(Tool):
 
 
 def _dumper() -> Callable[[Any], Any]:
-    from .._schema_common import generic_dumper
 
     return generic_dumper()
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from .. import __version__
 from ..client import Client
 from ..client.oauth import OAuth
 from ..client.tasks import TASKS
@@ -508,6 +509,5 @@ async def _list(client: Client, kind: str) -> list[JSON]:
 
 
 def _version() -> str:
-    from .. import __version__
 
     return __version__

@@ -107,7 +107,7 @@ class ResultSizeCap:
             return True
         known = self._validators.get(id(schema))
         if known is None or known[0] is not schema:
-            import fastjsonschema
+            import fastjsonschema  # lazy: fastjsonschema, off the import path until a schema is checked
 
             try:
                 check = fastjsonschema.compile(schema)

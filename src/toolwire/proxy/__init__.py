@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..client import Client
 from .server import MAX_UPSTREAMS, ProxyServer
 from .upstream import UpstreamClient
 
@@ -43,7 +44,6 @@ def proxy(
     ``max_upstreams``). ``client_options`` go to each upstream :class:`~toolwire.Client`
     (``headers``, ``auth``, ``env``, ``timeout`` ...); connecting to the upstream waits at
     least ``CONNECT_TIMEOUT`` seconds unless ``connect_timeout`` says otherwise."""
-    from ..client import Client
 
     if isinstance(target, Client):
         client_options = {**_options_of(target), **client_options}

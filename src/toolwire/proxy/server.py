@@ -23,10 +23,12 @@ from typing import Any
 from .. import jsonrpc
 from ..errors import ClientError, RPCError
 from ..protocol import shaping
+from ..protocol.header_params import header_params
 from ..protocol.let_go import declared
 from ..protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Features
-from ..server.core import ServerCore, unknown_tool
+from ..server.core import LIST_CHANGES, ServerCore, unknown_tool
 from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
+from ..server.methods import METHODS
 from ..server.session import Request, ServerConnection
 from .fast import ProxyConnection
 from .upstream import JSON, Call, Upstream, current_call, upstream_error
@@ -175,7 +177,6 @@ class ProxyServer(ServerCore):
     async def _discovered(self, connection: ServerConnection, request: Request) -> JSON:
         """``server/discover``: the upstream is asked first, so that the extensions it
         offers are offered here too."""
-        from ..server.methods import METHODS
 
         with contextlib.suppress(RPCError):  # an unreachable upstream: its calls will say so
             await self.upstream_for(connection).client()
@@ -258,8 +259,6 @@ class ProxyServer(ServerCore):
             if connection is None:
                 self.list_changed(kind)
             else:
-                from ..server.core import LIST_CHANGES
-
                 filter_key, method = LIST_CHANGES[kind]
                 connection.notify(method)
                 connection.tell_listeners(filter_key, method)
@@ -312,8 +311,6 @@ class ProxyServer(ServerCore):
         tools = shared.listings.get("tools") if shared is not None else None
         for definition in tools or ():
             if definition.get("name") == tool:
-                from ..protocol.header_params import header_params
-
                 mirrored, problem = header_params(definition.get("inputSchema"))
                 return mirrored if problem is None else {}
         return {}

@@ -13,6 +13,7 @@ reserved expansion (``{+var}``: may span ``/``), which covers paths such as
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import re
@@ -123,7 +124,9 @@ class _Readable(Component):
             except (TypeError, ValueError) as exc:
                 raise RegistrationError(f"Resource {fallback_name!r}: {exc}") from exc
             if any(isinstance(d, Dependency) for d in schema.injected.values()):
-                from ..dependencies import plan
+                from ..dependencies import (
+                    plan,  # lazy: only for a function that declares dependencies
+                )
 
                 label = f"{self.kind} {fallback_name!r}"
                 self.plan = plan(label, schema.injected, inject, provided)
@@ -331,7 +334,6 @@ class ResourceTemplate(_Readable):
 
 
 def _parameters(fn: Callable[..., Any]) -> list[Any]:
-    import inspect
 
     try:
         return list(inspect.signature(fn).parameters.values())

@@ -135,7 +135,7 @@ class CommandPolicy:
             )
         if not isinstance(command, str):
             return list(command)
-        import shlex
+        import shlex  # lazy: only to split or quote a command line
 
         try:
             return shlex.split(command, comments=False, posix=True)

@@ -108,7 +108,9 @@ class SafePath:
     # ---------------------------------------------------------------- validation hooks
 
     def _validate(self, value: Any) -> Path:
-        from pydantic_core import PydanticCustomError
+        from pydantic_core import (
+            PydanticCustomError,  # lazy: pydantic, off the import path until a schema needs it
+        )
 
         try:
             return self.resolve(value)
@@ -117,7 +119,9 @@ class SafePath:
 
     def core_schema(self) -> Any:
         """The pydantic-core schema that validates the parameter (pydantic itself not needed)."""
-        from pydantic_core import core_schema as cs
+        from pydantic_core import (
+            core_schema as cs,  # lazy: pydantic, off the import path until a schema needs it
+        )
 
         return cs.no_info_plain_validator_function(
             self._validate,

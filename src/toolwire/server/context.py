@@ -157,7 +157,7 @@ class Context(FastMCPContext):
         """The HTTP request that carried this call (headers, client address, method, path,
         URL, verified token: :class:`~toolwire.transports.http_trace.HttpRequest`); None on
         stdio and in memory. A legacy call keeps the POST that brought it."""
-        from ..transports.http_trace import current_request
+        from ..transports.http_trace import current_request  # lazy: only over HTTP
 
         return current_request.get()
 
@@ -165,7 +165,7 @@ class Context(FastMCPContext):
     def state(self) -> CallerState:
         """The caller's key/value state (``await ctx.state.get(key)``, ``set``, ``delete``),
         kept in the session store: see :mod:`toolwire.server.state`."""
-        from .state import CallerState
+        from .state import CallerState  # lazy: per-session state, on first use
 
         return CallerState(self._connection.server, self._connection, self.request)
 
@@ -173,7 +173,7 @@ class Context(FastMCPContext):
     def session(self) -> ServerSession:
         """The official SDK's ``ctx.session`` (``create_message``, ``send_log_message``,
         ``send_resource_updated``, ...): :mod:`toolwire.server.sdk_session`."""
-        from .sdk_session import ServerSession
+        from .sdk_session import ServerSession  # lazy: the official SDK's surface, on first use
 
         return ServerSession(self)
 
@@ -181,7 +181,7 @@ class Context(FastMCPContext):
     def request_context(self) -> RequestContext:
         """The official SDK's ``ctx.request_context``: ``request_id``, ``meta``, ``session``,
         ``lifespan_context``, ``request`` (:mod:`toolwire.server.sdk_session`)."""
-        from .sdk_session import RequestContext
+        from .sdk_session import RequestContext  # lazy: the official SDK's surface, on first use
 
         return RequestContext(self)
 
@@ -205,7 +205,7 @@ class Context(FastMCPContext):
         hang_up = self._connection.close_sse
         if self._finished:
             return False
-        from ..protocol.let_go import declared  # (loaded by the few tools that let go)
+        from ..protocol.let_go import declared  # lazy: only for a tool that lets its caller go
 
         relays = declared(self.client_capabilities)
         if hang_up is None and not relays:
@@ -234,7 +234,10 @@ class Context(FastMCPContext):
             return False
         if self._features.modern and self.log_level is None:  # no log message then (LG-07)
             return False
-        from ..protocol.let_go import METHOD, notice
+        from ..protocol.let_go import (  # lazy: only for a tool that lets its caller go
+            METHOD,
+            notice,
+        )
 
         self._connection.notify(METHOD, notice(self.request_id, retry_ms), related=self.request_id)
         return True
@@ -255,7 +258,7 @@ class Context(FastMCPContext):
         sessions and stdio connections: a 2026-07-28 request over HTTP belongs to no
         session, and it raises a ``ToolError`` (:mod:`toolwire.server.visibility`). Call
         it with or without ``await``."""
-        from .visibility import rule
+        from .visibility import rule  # lazy: per-session visibility, on first use
 
         return self._session_rule(rule(True, names, tags, kinds))
 
@@ -269,7 +272,7 @@ class Context(FastMCPContext):
         """Hide, for this session alone, the components named in ``names`` or carrying
         one of ``tags`` (as :meth:`enable_components`): they leave its listings and become
         unknown to it."""
-        from .visibility import rule
+        from .visibility import rule  # lazy: per-session visibility, on first use
 
         return self._session_rule(rule(False, names, tags, kinds))
 
@@ -279,7 +282,10 @@ class Context(FastMCPContext):
 
     def _session_rule(self, rule: Rule | None) -> _Sent:
         # loaded on first use: few servers change what one session sees
-        from .visibility import change, refuse_stateless
+        from .visibility import (  # lazy: per-session visibility, on first use
+            change,
+            refuse_stateless,
+        )
 
         refuse_stateless(self.request)
         self._in_loop(change, self._connection, self.request, rule)
@@ -429,7 +435,7 @@ class Context(FastMCPContext):
         ):
             wanted, model = requested_schema(schema)  # the SDK's: a model class or a schema
         else:  # FastMCP's response_type (toolwire.server.fastmcp_elicit)
-            from .fastmcp_elicit import form, result
+            from .fastmcp_elicit import form, result  # lazy: FastMCP's surface, on first use
 
             asked = schema if response_type is _FASTMCP else response_type
             wanted, model = form(

@@ -203,7 +203,7 @@ class ServerCore:
     def add_extension(self, extension: Extension) -> None:
         """Serve ``extension`` (SEP-2133): advertise it in ``capabilities.extensions`` and
         answer its methods and notifications (:mod:`toolwire.server.extensions`)."""
-        from .extensions import install
+        from .extensions import install  # lazy: only for a server with extensions
 
         install(self, extension)
 
@@ -409,13 +409,13 @@ class ServerCore:
     def roots_changed(self, connection: ServerConnection) -> None:
         """A client sent ``notifications/roots/list_changed`` (transports' sessions call this)."""
         if self.roots_handlers:
-            from .roots import roots_changed
+            from .roots import roots_changed  # lazy: only when a client's roots change
 
             roots_changed(connection, self.roots_handlers)
 
     def extension_notified(self, connection: ServerConnection, method: str, params: JSON) -> None:
         """A client sent a notification an extension defines (sessions call this)."""
-        from .extensions import notified
+        from .extensions import notified  # lazy: only for a server with extensions
 
         extension, handler = self.extension_notifications[method]
         notified(connection, extension, handler, params)
@@ -483,7 +483,7 @@ class ServerCore:
         if take(self, transport, options):
             return
         if transport == "stdio":
-            from ..transports.stdio import run_stdio
+            from ..transports.stdio import run_stdio  # lazy: only when serving stdio
 
             run_stdio(self.run_stdio_async, **options)
         elif transport in ("http", "streamable-http"):
@@ -500,7 +500,7 @@ class ServerCore:
     def _sdk_http_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """HTTP options with the official SDK's names translated, over the transport
         settings given to the constructor (``Server.settings``)."""
-        from .sdk_options import http_options
+        from .sdk_options import http_options  # lazy: the official SDK's surface, on first use
 
         settings = getattr(self, "settings", None)
         return http_options(settings.run_defaults() if settings is not None else {}, options)
@@ -517,7 +517,7 @@ class ServerCore:
         SDK's ``streamable_http_app()`` options (``streamable_http_path``,
         ``stateless_http``, ``transport_security``, ...).
         """
-        from ..transports.http import HttpApp
+        from ..transports.http import HttpApp  # lazy: the HTTP stack, only when serving HTTP
 
         options = self._sdk_http_options(options)
         path = path or options.pop("path", "/mcp")
@@ -543,7 +543,7 @@ class ServerCore:
         app = getattr(self, "_http_app", None)
         if app is None:
             raise RuntimeError("Build the app first: mcp.streamable_http_app() or mcp.http_app()")
-        from .sdk_options import SessionManager
+        from .sdk_options import SessionManager  # lazy: the official SDK's surface, on first use
 
         return SessionManager(app)
 
@@ -555,11 +555,13 @@ class ServerCore:
         on_listening: Any = None,
         **options: Any,
     ) -> None:
-        import importlib.util
+        import importlib.util  # lazy: only to look for an optional package
 
         if importlib.util.find_spec("uvicorn") is None:
             raise RuntimeError(f"HTTP needs the http extra: {extra_install('http')}")
-        from ..transports.http_run import serve_uvicorn
+        from ..transports.http_run import (
+            serve_uvicorn,  # lazy: the HTTP stack, only when serving HTTP
+        )
 
         serve_uvicorn(
             self.http_app(host=host, **options),
@@ -589,8 +591,8 @@ class ServerCore:
         """Serve one client on stdin/stdout until stdin closes (or SIGTERM/SIGINT)."""
         if take(self, "stdio", options):
             return
-        from ..transports.stdio import serve_stdio
-        from ..transports.stdio_guard import held_stdio
+        from ..transports.stdio import serve_stdio  # lazy: only when serving stdio
+        from ..transports.stdio_guard import held_stdio  # lazy: only when serving stdio
 
         if self.max_message_bytes is not None:
             options.setdefault("max_message_bytes", self.max_message_bytes)
@@ -604,7 +606,7 @@ class ServerCore:
             try:
                 await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
             finally:
-                from ..transports.stopping import signals_ignored
+                from ..transports.stopping import signals_ignored  # lazy: only when serving stdio
 
                 with signals_ignored(asyncio.get_running_loop()):  # the lifespan closes in peace
                     await self.stop()

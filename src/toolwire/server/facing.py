@@ -19,7 +19,9 @@ def check_provider(provider: str | None) -> str | None:
     """``provider`` if it is one of :data:`toolwire.providers.PROVIDERS` (or None)."""
     if provider is None:
         return None
-    from ..providers import PROVIDERS
+    from ..providers import (
+        PROVIDERS,  # lazy: the providers' schema rules, only for a tool checked or exported for one
+    )
 
     if provider not in PROVIDERS:
         raise ValueError(
@@ -30,7 +32,11 @@ def check_provider(provider: str | None) -> str | None:
 
 def face(tool: Tool, provider: str) -> None:
     """Publish ``tool``'s input schema shaped for ``provider``; RegistrationError if it can't."""
-    from ..providers import Unexpressible, export, name_problems
+    from ..providers import (  # lazy: the providers' schema rules, only for a tool checked or exported for one
+        Unexpressible,
+        export,
+        name_problems,
+    )
 
     published = tool.schema.input_schema
     reasons = name_problems(tool.name, provider)

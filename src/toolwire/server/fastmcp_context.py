@@ -43,7 +43,7 @@ class FastMCPContext:
     @property
     def session_id(self) -> str:
         """This MCP session's id (see :mod:`toolwire.server.fastmcp_context`)."""
-        from .fastmcp_session import session_id
+        from .fastmcp_session import session_id  # lazy: FastMCP's surface, on first use
 
         ctx: Any = self
         return session_id(ctx._connection, ctx.request)
@@ -51,7 +51,7 @@ class FastMCPContext:
     @property
     def transport(self) -> str | None:
         """How this request came: ``"stdio"``, ``"streamable-http"``, or None (in memory)."""
-        from ..transports.http_trace import current_request
+        from ..transports.http_trace import current_request  # lazy: only over HTTP
 
         if current_request.get() is not None:
             return "streamable-http"
@@ -67,18 +67,18 @@ class FastMCPContext:
     async def set_state(self, key: str, value: Any, *, serializable: bool = True) -> None:
         """Keep ``value`` (JSON) under ``key`` for this MCP session (a day);
         ``serializable=False``: any object, for this request only."""
-        from .fastmcp_session import set_state
+        from .fastmcp_session import set_state  # lazy: FastMCP's surface, on first use
 
         await set_state(self, key, value, serializable)
 
     async def get_state(self, key: str) -> Any:
         """The value kept under ``key`` for this session, or None."""
-        from .fastmcp_session import get_state
+        from .fastmcp_session import get_state  # lazy: FastMCP's surface, on first use
 
         return await get_state(self, key)
 
     async def delete_state(self, key: str) -> None:
         """Forget ``key`` for this session."""
-        from .fastmcp_session import delete_state
+        from .fastmcp_session import delete_state  # lazy: FastMCP's surface, on first use
 
         await delete_state(self, key)

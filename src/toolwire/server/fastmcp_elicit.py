@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._schema_clean import clean_schema
 from ..errors import ToolError
 from .inputs import ElicitationResult
 
@@ -117,15 +118,16 @@ def _scalar(response_type: Any) -> bool:
 
 
 def _adapter(response_type: Any) -> Any:
-    from pydantic import TypeAdapter
+    from pydantic import TypeAdapter  # lazy: pydantic, off the import path until a schema needs it
 
-    from .._compat import pydantic_ready
+    from .._compat import (
+        pydantic_ready,  # lazy: pydantic, off the import path until a schema needs it
+    )
 
     return TypeAdapter(pydantic_ready(response_type))
 
 
 def _schema(adapter: Any) -> dict[str, Any]:
-    from .._schema_clean import clean_schema
 
     return dict(clean_schema(adapter.json_schema(), for_input=True))
 

@@ -23,7 +23,7 @@ _request_values: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKe
 def session_id(connection: Connection, request: Request) -> str:
     """The MCP session's id: the HTTP ``Mcp-Session-Id``, else one made for the
     connection. Raises a ``ToolError`` for a request that belongs to no session."""
-    from ..transports.http_trace import current_request
+    from ..transports.http_trace import current_request  # lazy: only over HTTP
 
     http = current_request.get()
     if http is None:
@@ -50,7 +50,7 @@ def _name(connection: Connection, request: Request, key: str) -> str:
 
 
 async def set_state(ctx: Any, key: str, value: Any, serializable: bool) -> None:
-    from .state import values_of
+    from .state import values_of  # lazy: per-session state, on first use
 
     name = _name(ctx._connection, ctx.request, key)
     local = _request_values.setdefault(ctx, {})
@@ -75,7 +75,7 @@ def _model_default(value: Any) -> Any:
 
 
 async def get_state(ctx: Any, key: str) -> Any:
-    from .state import values_of
+    from .state import values_of  # lazy: per-session state, on first use
 
     name = _name(ctx._connection, ctx.request, key)
     local = _request_values.get(ctx)
@@ -86,7 +86,7 @@ async def get_state(ctx: Any, key: str) -> Any:
 
 
 async def delete_state(ctx: Any, key: str) -> None:
-    from .state import values_of
+    from .state import values_of  # lazy: per-session state, on first use
 
     name = _name(ctx._connection, ctx.request, key)
     local = _request_values.get(ctx)

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
+from .._pip import extra_install
+
 S = TypeVar("S", bound="FastMCPSurface")
 
 
@@ -39,7 +41,7 @@ class FastMCPSurface:
         URIs, URI templates), ``keys`` (``"tool:name@1.0"``), ``tags``, ``components``
         (``"tool"``, ``"resource"``, ``"template"``, ``"prompt"``); ``only=True`` disables
         every other one. Later switches win over earlier ones (:mod:`.versions`)."""
-        from .versions import switch
+        from .versions import switch  # lazy: component versions, only for a versioned component
 
         switch(
             self,
@@ -64,7 +66,7 @@ class FastMCPSurface:
     ) -> S:
         """Disable the components that match every criterion given (as :meth:`enable`):
         they leave the listings and become unknown to calls."""
-        from .versions import switch
+        from .versions import switch  # lazy: component versions, only for a versioned component
 
         switch(
             self, False, names=names, keys=keys, version=version, tags=tags, components=components
@@ -125,14 +127,14 @@ class FastMCPSurface:
     ) -> None:
         """Streamable HTTP with uvicorn on the running event loop, with the options of
         ``run(transport="http")``."""
-        import importlib.util
+        import importlib.util  # lazy: only to look for an optional package
 
         server: Any = self
         if importlib.util.find_spec("uvicorn") is None:
-            from .._pip import extra_install
-
             raise RuntimeError(f"HTTP needs the http extra: {extra_install('http')}")
-        from ..transports.http_run import serve_uvicorn_async
+        from ..transports.http_run import (
+            serve_uvicorn_async,  # lazy: the HTTP stack, only when serving HTTP
+        )
 
         options = server._sdk_http_options(
             {"host": host, "port": port, "log_level": log_level, **options}
@@ -152,14 +154,14 @@ class FastMCPSurface:
     async def list_tools(self) -> list[Any]:
         """The tools a client is shown, as :class:`toolwire.types.Tool` (what FastMCP's and
         the SDK's ``await mcp.list_tools()`` give a script that looks at its own server)."""
-        from ..types import Tool
+        from ..types import Tool  # lazy: the full MCP types, only for the SDK-style API
 
         server: Any = self
         return [Tool.model_validate(t.definition) for t in server.tool_registry.visible(None)]
 
     async def list_resources(self) -> list[Any]:
         """The resources a client is shown, as :class:`toolwire.types.Resource`."""
-        from ..types import Resource
+        from ..types import Resource  # lazy: the full MCP types, only for the SDK-style API
 
         server: Any = self
         listed = server.resource_registry.visible(None)
@@ -168,7 +170,7 @@ class FastMCPSurface:
     async def list_resource_templates(self) -> list[Any]:
         """The resource templates a client is shown, as
         :class:`toolwire.types.ResourceTemplate`."""
-        from ..types import ResourceTemplate
+        from ..types import ResourceTemplate  # lazy: the full MCP types, only for the SDK-style API
 
         server: Any = self
         listed = server.template_registry.visible(None)
@@ -176,7 +178,7 @@ class FastMCPSurface:
 
     async def list_prompts(self) -> list[Any]:
         """The prompts a client is shown, as :class:`toolwire.types.Prompt`."""
-        from ..types import Prompt
+        from ..types import Prompt  # lazy: the full MCP types, only for the SDK-style API
 
         server: Any = self
         return [Prompt.model_validate(p.definition) for p in server.prompt_registry.visible(None)]

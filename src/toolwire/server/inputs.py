@@ -34,6 +34,7 @@ import orjson
 from .. import jsonrpc
 from .._schema_clean import clean_schema
 from ..errors import RPCError, ToolError
+from ..tools import Tool
 
 JSON = dict[str, Any]
 
@@ -289,7 +290,6 @@ def sampling_params(
 
 def _definition(fn: Any) -> JSON:
     """A function as the model sees a tool: name, description and input schema."""
-    from ..tools import Tool
 
     definition = Tool(fn).definition
     return {
@@ -451,7 +451,7 @@ def response_model(answer: Any) -> Any:
     ``ListRootsResult`` or ``CreateMessageResult`` (the raw value when it is none of them)."""
     if not isinstance(answer, dict):
         return answer
-    from .. import types
+    from .. import types  # lazy: the full MCP types, only for the SDK-style API
 
     kind = (
         types.ElicitResult

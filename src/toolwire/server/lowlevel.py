@@ -49,6 +49,7 @@ from ..content import content_block, text_result, to_json_text
 from ..errors import McpError, RPCError
 from ..functions import is_async
 from ..protocol import shaping
+from ..protocol.revisions import FEATURES
 from ..tools import DeadlinePassed, before, failure_result
 from .core import JSON
 from .lowlevel_primitives import (
@@ -271,7 +272,6 @@ class Server(PrimitiveHandlers, Generic[LifespanT]):
                 "experimental capabilities and extension settings are declared by "
                 "toolwire.Extension objects: Server(extensions=[...])"
             )
-        from ..protocol.revisions import FEATURES
 
         return self.capabilities(FEATURES["2025-11-25"])
 
@@ -314,7 +314,7 @@ class Server(PrimitiveHandlers, Generic[LifespanT]):
         raise_exceptions: bool = False,
         stateless: bool = False,
     ) -> None:
-        from ..transports.stdio_guard import held_stdio  # stdio only: not for HTTP servers
+        from ..transports.stdio_guard import held_stdio  # lazy: only when serving stdio
 
         initialization(self, initialization_options)
         with held_stdio():  # before the lifespan, whose print() must not reach the client

@@ -39,6 +39,7 @@ from ..resources import ResourceNotFound
 from ..resources.contents import to_contents
 from .core import JSON, ServerCore
 from .methods import METHODS
+from .prompts import unknown_prompt
 from .request import Request
 from .resource_methods import not_found
 from .session import ServerConnection
@@ -413,8 +414,6 @@ class PrimitiveHandlers(ServerCore):
         self, connection: ServerConnection, request: Request, name: str, arguments: JSON
     ) -> Any:
         if "get_prompt" not in self._handlers:
-            from .prompts import unknown_prompt
-
             raise unknown_prompt(name, [])
         return self._render(request, name, request.params.get("arguments"))
 

@@ -25,7 +25,7 @@ from typing_extensions import TypeVar
 
 from .context import Context
 from .request import JSON, Request
-from .sdk_session import ServerSession
+from .sdk_session import ServerSession, sse_closer
 from .session import ServerConnection
 
 LifespanT = TypeVar("LifespanT", default=dict[str, Any])
@@ -200,7 +200,6 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     def close_sse_stream(self) -> Callable[[], Awaitable[None]] | None:
         """The SDK's callback ending this call's SSE stream (the client resumes it); None
         where there is none to end (stdio, memory)."""
-        from .sdk_session import sse_closer
 
         return sse_closer(self.context)
 

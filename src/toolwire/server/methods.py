@@ -61,7 +61,7 @@ def _call_tool(connection: ServerConnection, request: Request) -> Any:
         raise RPCError(jsonrpc.INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
     meta = request.meta
     if meta is not None and META_IDEMPOTENCY_KEY in meta:  # run once however often sent
-        from .idempotency import keyed_call
+        from .idempotency import keyed_call  # lazy: only for a call with an idempotency key
 
         return keyed_call(connection.server, connection, request, name, arguments)
     return connection.server.invoke_tool(connection, request, name, arguments)

@@ -259,7 +259,9 @@ class PromptRegistry(ServerCore):
     async def _complete_by_handler(
         self, request: Request, ref: JSON, name: str, value: str, context: dict[str, str]
     ) -> JSON:
-        from .sdk_session import completion_arguments
+        from .sdk_session import (
+            completion_arguments,  # lazy: the official SDK's surface, on first use
+        )
 
         handler = self._completion_handler
         assert handler is not None

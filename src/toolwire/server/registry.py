@@ -77,7 +77,7 @@ def page_bounds(
 def unknown(what: str, name: str, known: Sequence[str]) -> RPCError:
     """-32602 for an unknown tool or prompt (``what``), with the closest name ``known`` (to
     the caller) as a hint (TL-25)."""
-    import difflib
+    import difflib  # lazy: only for a 'did you mean'
 
     message = f"Unknown {what}: {name!r}."
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
@@ -154,7 +154,7 @@ class Registry(Generic[C]):
         if key in self.items or self.switches:
             # another version of it, or server-wide switches (mcp.disable(tags=...)) to
             # apply: toolwire.server.versions (loaded by the servers that use either)
-            from .versions import admit
+            from .versions import admit  # lazy: component versions, only for a versioned component
 
             admit(self, key, item)
         else:
@@ -187,7 +187,9 @@ class Registry(Generic[C]):
         if item.enabled != enabled:
             item.enabled = enabled
             if key in self.versions:  # another version may take its place
-                from .versions import pick
+                from .versions import (
+                    pick,  # lazy: component versions, only for a versioned component
+                )
 
                 pick(self, key)
             self.touch()

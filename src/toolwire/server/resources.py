@@ -197,7 +197,7 @@ class ResourceRegistry(ServerCore):
         the templates serves), with its name, title, description, MIME type, size, icons
         and ``_meta``: ``return [mcp.resource_link("docs://readme"), "see this file"]``.
         ``overrides`` replace fields (e.g. ``description=...``)."""
-        from .. import types
+        from .. import types  # lazy: the full MCP types, only for the SDK-style API
 
         found = self._locate(uri)
         if found is None:

@@ -26,6 +26,8 @@ import warnings
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
+from ..auth import AccessToken, InvalidToken, ResourceServer
+
 __all__ = ["SessionManager", "Settings", "absorb", "http_options"]
 
 logger = logging.getLogger("toolwire")
@@ -179,7 +181,6 @@ def resource_server(settings: Any, verifier: Any) -> Any:
         )
     if settings.resource_server_url is None:
         raise ValueError("auth=AuthSettings(...) needs resource_server_url (this server's URL)")
-    from ..auth import ResourceServer
 
     documentation = getattr(settings, "service_documentation_url", None)
     return ResourceServer(
@@ -200,7 +201,6 @@ class SdkVerifier:
         self.verifier = verifier
 
     async def verify(self, token: str) -> Any:
-        from ..auth import AccessToken, InvalidToken
 
         found = await self.verifier.verify_token(token)
         if found is None:

@@ -353,7 +353,7 @@ def completion_arguments(
     """``(ref, argument, context)`` for an SDK-style completion handler: toolwire's
     ``types`` models where they exist (``PromptReference``, ``ResourceTemplateReference``,
     ``CompletionArgument``, ``CompletionContext``), else objects reading the same."""
-    from .. import types
+    from .. import types  # lazy: the full MCP types, only for the SDK-style API
 
     def made(model: str, data: JSON) -> Any:
         cls = getattr(types, model, None)

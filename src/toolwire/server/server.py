@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
@@ -29,6 +30,7 @@ from .context import Context
 from .core import JSON, ServerCore, unknown_tool
 from .fastmcp_surface import FastMCPSurface
 from .features import feature
+from .inputs import renders_apps
 from .prompts import PromptRegistry
 from .registry import Registry, decorator
 from .request import LOG_RANK, Request
@@ -151,7 +153,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         tools: list[Any] = []
         providers = options.pop("providers", None) or () if options else ()
         if options:
-            from .sdk_options import absorb
+            from .sdk_options import absorb  # lazy: the official SDK's surface, on first use
 
             settings, options, tools = absorb(options)
         super().__init__(name, version, instructions, **options)
@@ -169,7 +171,9 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         # A server facing one LLM provider publishes its export (toolwire.server.facing).
         self.provider: str | None = None
         if provider is not None:
-            from .facing import check_provider
+            from .facing import (
+                check_provider,  # lazy: provider checks, only for a server that names providers
+            )
 
             self.provider = check_provider(provider)
         # Defaults of the tools' own options of the same names (toolwire.safety).
@@ -207,7 +211,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         """The official SDK's ``mcp.settings`` (:class:`~toolwire.server.sdk_options.Settings`),
         made on first use when the constructor was given none of the SDK's options."""
         if self._settings is None:
-            from .sdk_options import Settings
+            from .sdk_options import Settings  # lazy: the official SDK's surface, on first use
 
             self._settings = Settings()
             self._settings.dependencies = self.dependencies
@@ -226,7 +230,6 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         """A server that serves another MCP server's tools, resources and prompts:
         ``target`` is a command (stdio), an ``http(s)://`` URL or a ``Client``; see
         :func:`toolwire.proxy.proxy` (docs: "Proxies" in the deployment guide)."""
-        import importlib
 
         # toolwire.proxy sits above server/ and client/ (it joins both): loaded by name.
         module = importlib.import_module("toolwire.proxy")
@@ -295,7 +298,9 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             **options,
         )
         if self.provider is not None:
-            from .facing import face
+            from .facing import (
+                face,  # lazy: provider checks, only for a server that names providers
+            )
 
             face(tool, self.provider)
         if tool.name in self._tools and tool.version is None:  # versions: the registry
@@ -321,7 +326,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         scope="lifespan")``, or ``@mcp.provide(Pool, scope="lifespan")`` on the provider;
         as ``Annotated[Pool, Depends(make_pool, scope=...)]`` would (:func:`toolwire.Depends`,
         docs/runtime.md, "Dependencies"). Returns the provider (or the decorator)."""
-        from ..dependencies import provide
+        from ..dependencies import provide  # lazy: only for a function that declares dependencies
 
         if provider is None:
             return lambda fn: self.provide(key, fn, scope=scope)
@@ -332,7 +337,9 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         if name is not None or options:
             raise TypeError("add_tool(tool) takes no name nor options")
         if self.provider is not None:
-            from .facing import face
+            from .facing import (
+                face,  # lazy: provider checks, only for a server that names providers
+            )
 
             face(tool, self.provider)
         return self.tool_registry.add(tool)
@@ -542,11 +549,12 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     def _tool_rule(self, tool: Tool, request: Request) -> bool:
         """A tool only an app's view may call goes to clients that render apps, and the
         server's visibility predicate has its say."""
-        if self.apps is not None and tool.name in self.apps.app_only:
-            from .inputs import renders_apps
-
-            if not renders_apps(request.capabilities):
-                return False
+        if (
+            self.apps is not None
+            and tool.name in self.apps.app_only
+            and not renders_apps(request.capabilities)
+        ):
+            return False
         return self.visibility is None or self.visibility(tool, request)
 
     def visible_tools(self, request: Request) -> list[Tool]:

@@ -58,7 +58,9 @@ def values_of(server: Any) -> Any:
         return shared
     store = _local_stores.get(server)
     if store is None:
-        from ..transports.http_store import MemoryStore
+        from ..transports.http_store import (
+            MemoryStore,  # lazy: the HTTP stack, only when serving HTTP
+        )
 
         store = _local_stores[server] = MemoryStore()
     return store
@@ -77,7 +79,7 @@ def caller_key(request: Request, connection: Connection, what: str = "ctx.state"
             parts = [str(identity)]
         digest = hashlib.sha256(orjson.dumps(parts)).hexdigest()[:32]
         return f"user:{digest}"
-    from ..transports.http_trace import current_request
+    from ..transports.http_trace import current_request  # lazy: only over HTTP
 
     http = current_request.get()
     if http is None:  # stdio or memory: the one client of this connection

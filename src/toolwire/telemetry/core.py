@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 from opentelemetry import context as otel_context
@@ -396,8 +397,6 @@ def _client_transport(client: Any) -> JSON:
     """``network.*``, ``server.*`` and ``mcp.session.id`` of a client's connection."""
     target = client.target
     if isinstance(target, str) and target.startswith(("http://", "https://")):
-        from urllib.parse import urlsplit
-
         url = urlsplit(target)
         attributes: JSON = {"network.transport": "tcp", "network.protocol.name": "http"}
         if url.hostname:

@@ -240,7 +240,9 @@ class HttpApp(Stopping, Answering):
                     if handover is not None:  # resumable tasks other workers hand over
                         self.store.take_runs(handover.adopt)
                 if not self.own_runner:  # uvicorn module:app, gunicorn: stop on its signal
-                    from .http_run import stop_with_the_runner
+                    from .http_run import (
+                        stop_with_the_runner,  # lazy: the HTTP stack, only when serving HTTP
+                    )
 
                     self._unwatch = stop_with_the_runner(self.stop)
                 await send({"type": "lifespan.startup.complete"})

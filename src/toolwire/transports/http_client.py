@@ -67,7 +67,7 @@ LISTEN_WAIT = 5.0  # seconds the start of a session waits for its GET stream to 
 
 def _httpx() -> Any:
     try:
-        import httpx
+        import httpx  # optional: httpx (the http extra)
     except ImportError:  # pragma: no cover - depends on the environment
         raise ClientError(f"HTTP targets need httpx: {extra_install('http')}") from None
     return httpx

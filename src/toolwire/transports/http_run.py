@@ -93,7 +93,7 @@ def _graceful(
     grace: float,
     on_listening: Callable[[str, int], None] | None,
 ) -> Any:
-    import uvicorn
+    import uvicorn  # optional: uvicorn (the http extra)
 
     class GracefulServer(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:

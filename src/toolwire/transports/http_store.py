@@ -227,10 +227,10 @@ class RedisStore:
     def _client(self) -> Any:
         if self._redis is None:
             try:
-                import redis.asyncio
-                from redis.asyncio.retry import Retry
-                from redis.backoff import NoBackoff
-                from redis.exceptions import RedisError
+                import redis.asyncio  # optional: redis (the redis extra)
+                from redis.asyncio.retry import Retry  # optional: redis (the redis extra)
+                from redis.backoff import NoBackoff  # optional: redis (the redis extra)
+                from redis.exceptions import RedisError  # optional: redis (the redis extra)
             except ImportError:
                 raise RuntimeError(f"RedisStore needs redis-py: {extra_install('redis')}") from None
             self._errors = (RedisError, OSError, asyncio.TimeoutError)
@@ -484,7 +484,9 @@ class RedisStore:
 
     def _runs(self) -> Any:
         if self._run_queue is None:
-            from .http_store_runs import RunQueue
+            from .http_store_runs import (
+                RunQueue,  # lazy: the run queue, only for a store that runs Tasks
+            )
 
             self._run_queue = RunQueue(self)
         return self._run_queue
