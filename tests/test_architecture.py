@@ -153,36 +153,60 @@ def test_the_checker_catches_an_upward_import(tmp_path: Path) -> None:
     assert _imports_of(fake) == ["server"]
 
 
-def _package_imports(path: Path) -> set[str]:
-    """The sibling modules ``path`` imports, however: at the top, under TYPE_CHECKING,
-    inside functions, ``from . import x`` and ``from toolwire.<package>.x import ...``."""
-    package = path.parent.name
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 1:
-                if node.module:
-                    found.add(node.module.split(".")[0])
-                else:  # a sibling module, or a name of the package's own __init__
-                    for alias in node.names:
-                        sibling = (path.parent / f"{alias.name}.py").exists()
-                        found.add(alias.name if sibling else "__init__")
-            elif node.level == 0 and (node.module or "").startswith(f"toolwire.{package}."):
-                found.add(node.module.split(".")[2])  # type: ignore[union-attr]
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[:2] == ["toolwire", package] and len(parts) > 2:
-                    found.add(parts[2])
-    return found
+def _module_graph(folder: Path, deep: bool = True) -> dict[str, set[str]]:
+    """Each module of ``folder`` and of its subpackages, named by its dotted path inside
+    ``folder`` (a subpackage's ``__init__`` by the subpackage's name, the folder's own as
+    ``__init__``), with the modules of the same tree it imports, however: at the top, under
+    TYPE_CHECKING, inside functions, ``from . import x`` (a module, or a name of the package's
+    ``__init__``) and ``from toolwire.<package>.x import ...``. ``deep=False``: the folder's
+    own modules only."""
+    part = folder.name
+    files: dict[str, tuple[Path, list[str]]] = {}
+    for path in folder.rglob("*.py") if deep else folder.glob("*.py"):
+        inside = list(path.relative_to(folder).with_suffix("").parts)
+        if inside[-1] == "__init__":
+            inside.pop()
+            files[".".join(inside) or "__init__"] = (path, [part, *inside])
+        else:
+            files[".".join(inside)] = (path, [part, *inside[:-1]])
+
+    def node(module: list[str]) -> str | None:
+        if module[:1] != [part]:
+            return None
+        name = ".".join(module[1:]) or "__init__"
+        return name if name in files else None
+
+    graph = {}
+    for name, (path, package) in files.items():
+        found = set()
+        for statement in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(statement, ast.ImportFrom):
+                if statement.level:
+                    base = package[: len(package) - statement.level + 1]
+                    module = (
+                        [*base, *(statement.module or "").split(".")] if statement.module else base
+                    )
+                elif (statement.module or "").startswith("toolwire."):
+                    module = (statement.module or "").split(".")[1:]
+                else:
+                    continue
+                names = [node([*module, alias.name]) for alias in statement.names]
+                found.update(n for n in names if n)
+                if not all(names):  # a name the module defines: the module itself
+                    found.add(node(module) or "")
+            elif isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    parts = alias.name.split(".")
+                    if parts[0] == "toolwire":
+                        found.add(node(parts[1:]) or "")
+        graph[name] = found - {name, ""}
+    return graph
 
 
-def _cycles(folder: Path) -> list[list[str]]:
-    """The import cycles among the modules of ``folder`` (each a strongly connected set)."""
-    modules = {p.stem: p for p in folder.glob("*.py")}
-    return _strongly_connected(
-        {m: sorted(_package_imports(p) & set(modules) - {m}) for m, p in modules.items()}
-    )
+def _cycles(folder: Path, deep: bool = True) -> list[list[str]]:
+    """The import cycles among the modules of ``folder`` and its subpackages (each a strongly
+    connected set)."""
+    return _strongly_connected({m: sorted(t) for m, t in _module_graph(folder, deep).items()})
 
 
 def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
@@ -221,7 +245,7 @@ def test_no_package_has_an_import_cycle() -> None:
     found = [
         f"{folder.relative_to(SRC.parent)}: {' <-> '.join(cycle)}"
         for folder in sorted({path.parent for path in SRC.rglob("*.py")})
-        for cycle in _cycles(folder)
+        for cycle in _cycles(folder, deep=folder != SRC)  # the parts: the next test
     ]
     assert not found, "import cycles (type-only and local imports count): " + "; ".join(found)
 
@@ -243,15 +267,16 @@ def test_the_documented_order_of_server_modules_holds() -> None:
     page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     order: list[str] = []
     for row in re.findall(r"^\| \d+ \| ([^|]+) \|", page, re.MULTILINE):
-        order += re.findall(r"`(\w+)`", row)
+        order += re.findall(r"`([\w.]+)`", row)
     folder = SRC / "server"
-    modules = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+    graph = _module_graph(folder)
+    modules = {m for m in graph if m != "__init__" and not (folder / m.replace(".", "/")).is_dir()}
     assert sorted(order) == sorted(modules), "list each server/ module once in the page's table"
     late = [
         f"{module} imports {target}"
         for position, module in enumerate(order)
-        for target in sorted(_package_imports(folder / f"{module}.py") & modules)
-        if target != module and target not in order[:position]
+        for target in sorted(graph[module] & modules)
+        if target not in order[:position]
     ]
     assert not late, "; ".join(late)
 
@@ -298,10 +323,16 @@ def test_the_cycle_check_counts_type_only_and_local_imports(tmp_path: Path) -> N
     (package / "alone.py").write_text("from . import low\n")
     (package / "__init__.py").write_text("def main():\n    from .command import run\n")
     (package / "command.py").write_text("def run():\n    from . import HELP\n")
+    (package / "sub").mkdir()
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "deep.py").write_text("from .. import top\n")
+    (package / "top.py").write_text("from .sub.deep import d\n")
+    (package / "sub" / "plain.py").write_text("from ..alone import a\nfrom . import deep\n")
     assert sorted(_cycles(package)) == [
         ["__init__", "command"],
         ["high", "low"],
         ["other", "side"],
+        ["sub.deep", "top"],
     ]
 
 

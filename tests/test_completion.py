@@ -170,7 +170,7 @@ async def test_malformed_completion_params_are_invalid_params() -> None:
     """Shapes no schema allows (sent past the checker) get -32602, never a crash."""
     connection = server().connect(lambda data: None)
     from toolwire.protocol.revisions import FEATURES
-    from toolwire.server.prompt_methods import PROMPT_METHODS
+    from toolwire.server.dispatch.prompt_methods import PROMPT_METHODS
     from toolwire.server.session import Request
 
     handler = PROMPT_METHODS["completion/complete"]

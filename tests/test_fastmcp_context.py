@@ -20,7 +20,7 @@ from toolwire import (
     DeclinedElicitation,
     Server,
 )
-from toolwire.server.fastmcp_elicit import form
+from toolwire.server.compat.fastmcp_elicit import form
 from toolwire.server.inputs import ElicitationResult
 
 from http_server import serve_http

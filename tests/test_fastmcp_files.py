@@ -1,5 +1,5 @@
 """FastMCP's components in files: the standalone ``@tool``/``@resource``/``@prompt`` and
-``FileSystemProvider`` (toolwire.server.fastmcp_files). The FastMCP comparison is
+``FileSystemProvider`` (toolwire.server.compat.fastmcp_files). The FastMCP comparison is
 tests/interop/test_fastmcp_examples_style.py; here, what toolwire refuses and how."""
 
 from __future__ import annotations

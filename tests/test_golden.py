@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from toolwire import Server
 from toolwire.lowlevel import Server as LowLevelServer
 from toolwire.protocol.revisions import LATEST, REVISIONS, SUPPORTED_NEWEST_FIRST
-from toolwire.server.methods import METHODS
+from toolwire.server.dispatch.methods import METHODS
 
 import mcp_spec
 from mcp_spec import examples, tables, validate_definition

@@ -14,7 +14,7 @@ import pytest
 
 from toolwire import ServerError, types
 from toolwire.lowlevel import Server
-from toolwire.server.lowlevel import to_call_result
+from toolwire.server.compat.lowlevel import to_call_result
 
 from wire import SERVERS, checked_client
 

@@ -22,7 +22,7 @@ from toolwire.lowlevel import (
     StreamableHTTPSessionManager,
 )
 from toolwire.lowlevel.stdio import stdio_server
-from toolwire.server.lowlevel_sdk import Params
+from toolwire.server.compat.lowlevel_sdk import Params
 
 from wire import checked_client
 
@@ -195,7 +195,7 @@ def test_initialization_options_name_the_server() -> None:
 
 
 async def test_initialization_options_given_to_run_are_what_the_client_sees() -> None:
-    from toolwire.server.lowlevel_sdk import initialization
+    from toolwire.server.compat.lowlevel_sdk import initialization
 
     server = Server("before", version="1.0")
     initialization(server, InitializationOptions(server_name="after", server_version="2.0"))

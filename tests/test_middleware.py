@@ -15,7 +15,7 @@ import pytest
 
 from servers.live_peer import load, open_peer
 from toolwire import Client, Context, RPCError, Server, ServerError, ToolError
-from toolwire.server.middleware import Call, CallNext
+from toolwire.server.dispatch.middleware import Call, CallNext
 
 from wire import MODERN, SERVERS, checked_client
 

@@ -16,8 +16,8 @@ import pytest
 
 from toolwire import Context, RegistrationError, Server, ServerError
 from toolwire.auth import AccessToken
-from toolwire.server import registry
-from toolwire.server.middleware import Call, CallNext
+from toolwire.server.components import registry
+from toolwire.server.dispatch.middleware import Call, CallNext
 
 from http_server import serve_http
 from wire import MODERN, checked_client

@@ -29,8 +29,8 @@ from toolwire import Server
 from toolwire.admission.limits import RETRY_AFTER_META, MemoryBuckets, Rate, RateLimiter
 from toolwire.admission.limits_redis import RedisBuckets
 from toolwire.auth import AccessToken
-from toolwire.server.methods import METHODS
-from toolwire.server.middleware import Call, CallNext
+from toolwire.server.dispatch.methods import METHODS
+from toolwire.server.dispatch.middleware import Call, CallNext
 
 from http_server import serve_http
 from services import free_port, start_redis

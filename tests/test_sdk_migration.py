@@ -6,7 +6,7 @@ The servers in ``tests/servers/official_*.py`` are the SDK's quickstart (``mcp``
 ``python server.py`` would run it (over HTTP on a free port of 127.0.0.1, or over stdio),
 and toolwire's ``Client`` calls its tools with every message checked against the JSON
 Schema of the negotiated revision. The option mapping itself
-(:mod:`toolwire.server.sdk_options`) is checked below against the SDK's own settings
+(:mod:`toolwire.server.compat.sdk_options`) is checked below against the SDK's own settings
 classes (the ``mcp`` package is a test dependency).
 """
 
@@ -28,7 +28,7 @@ import orjson
 import pytest
 
 from toolwire import Server
-from toolwire.server.sdk_options import http_options
+from toolwire.server.compat.sdk_options import http_options
 
 from http_server import serve_http
 from mcp_spec import WireChecker

@@ -157,7 +157,11 @@ async def test_the_request_context_and_the_session_read_as_in_the_sdk(revision: 
         "sampling tools": False,
         "roots": False,
     }
-    assert RequestContext.__module__ == ServerSession.__module__ == "toolwire.server.sdk_session"
+    assert (
+        RequestContext.__module__
+        == ServerSession.__module__
+        == "toolwire.server.compat.sdk_session"
+    )
 
 
 async def test_log_messages_reach_a_legacy_client_that_chose_no_level() -> None:

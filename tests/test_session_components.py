@@ -223,7 +223,7 @@ async def test_2026_07_28_over_one_connection_the_connection_holds_the_rules(
 
 
 async def test_rules_are_checked() -> None:
-    from toolwire.server.visibility import rule
+    from toolwire.server.components.visibility import rule
 
     with pytest.raises(ValueError, match="Name the components"):
         rule(True, (), (), None)

@@ -14,7 +14,7 @@ import pytest
 
 from toolwire import RegistrationError, Server, ServerError
 from toolwire.auth import AccessToken, covers, missing
-from toolwire.server.middleware import Call, CallNext
+from toolwire.server.dispatch.middleware import Call, CallNext
 
 from wire import MODERN, checked_client
 

@@ -65,17 +65,17 @@ if TYPE_CHECKING:
     from . import types
     from .client import Client, Host
     from .composition.transforms import Arg
-    from .server.extensions import Extension
-    from .server.fastmcp_elicit import (
+    from .server.compat.fastmcp_elicit import (
         AcceptedElicitation,
         CancelledElicitation,
         DeclinedElicitation,
     )
-    from .server.fastmcp_files import FileSystemProvider, prompt, resource, tool
-    from .server.fastmcp_server import FastMCP
-    from .server.fastmcp_skills import SkillsDirectoryProvider
-    from .server.fastmcp_tasks import Progress, TaskConfig, TasksExtension
-    from .server.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
+    from .server.compat.fastmcp_files import FileSystemProvider, prompt, resource, tool
+    from .server.compat.fastmcp_server import FastMCP
+    from .server.compat.fastmcp_skills import SkillsDirectoryProvider
+    from .server.compat.fastmcp_tasks import Progress, TaskConfig, TasksExtension
+    from .server.compat.fastmcp_transforms import PromptsAsTools, ResourcesAsTools
+    from .server.dispatch.extensions import Extension
 
 __all__ = [
     "AcceptedElicitation",
@@ -123,20 +123,20 @@ __all__ = [
 
 
 _FASTMCP = {
-    "FastMCP": ".server.fastmcp_server",
-    "AcceptedElicitation": ".server.fastmcp_elicit",
-    "DeclinedElicitation": ".server.fastmcp_elicit",
-    "CancelledElicitation": ".server.fastmcp_elicit",
-    "PromptsAsTools": ".server.fastmcp_transforms",
-    "ResourcesAsTools": ".server.fastmcp_transforms",
-    "FileSystemProvider": ".server.fastmcp_files",
-    "Progress": ".server.fastmcp_tasks",
-    "TaskConfig": ".server.fastmcp_tasks",
-    "TasksExtension": ".server.fastmcp_tasks",
-    "SkillsDirectoryProvider": ".server.fastmcp_skills",
-    "tool": ".server.fastmcp_files",
-    "resource": ".server.fastmcp_files",
-    "prompt": ".server.fastmcp_files",
+    "FastMCP": ".server.compat.fastmcp_server",
+    "AcceptedElicitation": ".server.compat.fastmcp_elicit",
+    "DeclinedElicitation": ".server.compat.fastmcp_elicit",
+    "CancelledElicitation": ".server.compat.fastmcp_elicit",
+    "PromptsAsTools": ".server.compat.fastmcp_transforms",
+    "ResourcesAsTools": ".server.compat.fastmcp_transforms",
+    "FileSystemProvider": ".server.compat.fastmcp_files",
+    "Progress": ".server.compat.fastmcp_tasks",
+    "TaskConfig": ".server.compat.fastmcp_tasks",
+    "TasksExtension": ".server.compat.fastmcp_tasks",
+    "SkillsDirectoryProvider": ".server.compat.fastmcp_skills",
+    "tool": ".server.compat.fastmcp_files",
+    "resource": ".server.compat.fastmcp_files",
+    "prompt": ".server.compat.fastmcp_files",
 }
 
 
@@ -157,7 +157,7 @@ def __getattr__(name: str) -> Any:
     if name in _FASTMCP:  # FastMCP's names (docs/migrating.md), loaded on first use
         return getattr(importlib.import_module(_FASTMCP[name], __name__), name)
     if name == "Extension":
-        from .server.extensions import Extension  # lazy: on first use of the name
+        from .server.dispatch.extensions import Extension  # lazy: on first use of the name
 
         return Extension
     if name == "types":

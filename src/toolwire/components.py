@@ -7,7 +7,7 @@ has them), its ``tags``, whether it is ``enabled``, and who may use it (``scopes
 ``auth`` predicate on the caller). :class:`toolwire.tools.Tool`,
 :class:`toolwire.resources.Resource`, :class:`toolwire.resources.ResourceTemplate` and
 :class:`toolwire.prompts.Prompt` build on :class:`Component`; the server keeps each kind in a
-:class:`toolwire.server.registry.Registry`.
+:class:`toolwire.server.components.registry.Registry`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class Metadata(TypedDict, total=False):
     """The options every kind of component takes, with the same meaning: ``title``,
     ``description`` (else the function's docstring), ``icons`` (dicts or ``Icon`` models),
     ``meta`` (its ``_meta``), ``tags``, ``version`` (several versions of one name may be
-    registered: the highest enabled one is served, see :mod:`toolwire.server.versions`), and
+    registered: the highest enabled one is served, see :mod:`toolwire.server.components.versions`), and
     who may use it: the ``scopes`` the caller's token must cover and an ``auth`` predicate on
     the caller."""
 

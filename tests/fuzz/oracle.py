@@ -156,7 +156,7 @@ def as_sent(value: Any) -> Any:
     """A decoded client message as toolwire reads it, for the schema checker (which would
     otherwise call every result to it a violation): an explicit ``null`` is taken as absent,
     for ``params`` (tests/test_jsonrpc.py), for a ``tools/call``'s ``arguments``
-    (server/methods.py) and for the other members of ``params`` (a ``null`` cursor), as
+    (server/dispatch/methods.py) and for the other members of ``params`` (a ``null`` cursor), as
     toolwire chose on purpose for clients that serialize a missing value as ``null``."""
     if isinstance(value, list):
         return [as_sent(member) if isinstance(member, dict) else member for member in value]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolwire import RPCError, Server
-from toolwire.server.middleware import Call, CallNext
+from toolwire.server.dispatch.middleware import Call, CallNext
 
 JSON = dict[str, Any]
 FORBIDDEN = -32000

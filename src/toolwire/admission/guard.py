@@ -18,7 +18,7 @@ from typing import Any
 from .. import jsonrpc
 from ..errors import RPCError
 from ..protocol import shaping
-from ..server.middleware import run_chain
+from ..server.dispatch.middleware import run_chain
 from ..server.request import Host, Request
 from ..server.session import ServerConnection
 from .audit import AuditLog

@@ -140,7 +140,7 @@ class ClientTools:
         answering (SEP-1699 polling: the answer still comes; :mod:`toolwire.client.let_go`).
         ``idempotency_key`` (a UUID, say): a toolwire server runs the call once however often
         it comes with that key, so over HTTP it is sent again, once, when the connection
-        fails before the answer (:mod:`toolwire.server.idempotency`)."""
+        fails before the answer (:mod:`toolwire.server.dispatch.idempotency`)."""
         params: JSON = {"name": name, "arguments": arguments or {}}
         meta: JSON = {}
         token = None

@@ -36,7 +36,7 @@ from .._pip import pip_install
 from .._schema_common import generic_dumper, wrap_result
 from ..errors import RegistrationError
 from ..schema import FunctionSchema, InvalidArguments
-from ..server.registry import Registry
+from ..server.components.registry import Registry
 from ..tools import Tool
 from .openapi_call import Caller, Operation, Param
 from .openapi_schema import Resolver, is_object, without_null
@@ -430,7 +430,7 @@ def add_openapi(
         if collecting:
             gc.enable()
     if server.provider is not None:
-        from ..server.facing import (
+        from ..server.components.facing import (
             face,  # lazy: provider checks, only for a server that names providers
         )
 

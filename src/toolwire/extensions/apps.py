@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RegistrationError
-from ..server.extensions import Extension
+from ..server.dispatch.extensions import Extension
 from ..server.inputs import MIME_TYPE as MIME_TYPE
 from ..server.inputs import UI as UI
 from ..server.inputs import renders_apps as renders_apps

@@ -30,7 +30,7 @@ from .. import jsonrpc
 from ..errors import RegistrationError, RPCError
 from ..server.context import Context
 from ..server.core import decode_cursor, encode_cursor
-from ..server.extensions import Extension
+from ..server.dispatch.extensions import Extension
 from ..skillmd import frontmatter
 
 SKILLS = "io.modelcontextprotocol/skills"

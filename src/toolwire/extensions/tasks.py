@@ -1,5 +1,5 @@
 """Long-running tool calls as Tasks: the extension ``io.modelcontextprotocol/tasks``
-(SEP-2663), defined on 2026-07-28 and served on :mod:`toolwire.server.extensions`.
+(SEP-2663), defined on 2026-07-28 and served on :mod:`toolwire.server.dispatch.extensions`.
 
 ``@mcp.tool(task="optional")`` runs a call as a task when the calling client declares the
 extension on that request, and as an ordinary call otherwise; ``task="required"`` refuses
@@ -36,7 +36,7 @@ from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import META_SUBSCRIPTION_ID
 from ..server.context import Context, _current
-from ..server.extensions import Extension
+from ..server.dispatch.extensions import Extension
 from ..server.inputs import InvalidAnswer, MissingClientCapability, answer_returned
 from ..server.request import JSON, Request
 from ..server.session import ServerConnection

@@ -9,8 +9,8 @@ Also here under the SDK's names (``mcp.server.lowlevel``, ``mcp.server.models``,
 """
 
 from ..errors import ErrorData, McpError
-from ..server.lowlevel import Server
-from ..server.lowlevel_sdk import (
+from ..server.compat.lowlevel import Server
+from ..server.compat.lowlevel_sdk import (
     InitializationOptions,
     NotificationOptions,
     ReadResourceContents,

@@ -8,6 +8,6 @@
 serves one client on this process's stdin and stdout, as ``server.run()`` does.
 """
 
-from ..server.lowlevel_sdk import stdio_server
+from ..server.compat.lowlevel_sdk import stdio_server
 
 __all__ = ["stdio_server"]

@@ -22,7 +22,7 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
-# toolwire's own: a tools/call sent with this key runs once (toolwire.server.idempotency)
+# toolwire's own: a tools/call sent with this key runs once (toolwire.server.dispatch.idempotency)
 META_IDEMPOTENCY_KEY = "io.toolwire/idempotency-key"
 
 

@@ -23,7 +23,7 @@ from .. import jsonrpc
 from ..client.answers import result_of
 from ..errors import ClientError, ClientTimeout, RPCError
 from ..protocol import shaping
-from ..server.methods import METHODS
+from ..server.dispatch.methods import METHODS
 from ..server.request import Host
 from ..server.session import Reply, Request, ServerConnection, _deliver
 from .upstream import JSON, Call, Upstream, current_call, quietly, upstream_error

@@ -27,8 +27,8 @@ from ..protocol.header_params import header_params
 from ..protocol.let_go import declared
 from ..protocol.revisions import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Features
 from ..server.core import LIST_CHANGES, ServerCore, unknown_tool
+from ..server.dispatch.methods import METHODS
 from ..server.inputs import InputRequired, InvalidAnswer, MissingClientCapability
-from ..server.methods import METHODS
 from ..server.session import Request, ServerConnection
 from .fast import ProxyConnection
 from .upstream import JSON, Call, Upstream, current_call, upstream_error

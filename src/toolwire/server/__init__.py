@@ -15,8 +15,8 @@ from .features import feature
 from .server import Server
 
 if TYPE_CHECKING:
-    from .extensions import Extension
-    from .sdk_session import RequestContext, ServerSession
+    from .compat.sdk_session import RequestContext, ServerSession
+    from .dispatch.extensions import Extension
 
 __all__ = [
     "AuditLog",
@@ -34,11 +34,11 @@ def __getattr__(name: str) -> Any:
     if name in ("RateLimiter", "AuditLog"):  # toolwire.admission's, by name (.features)
         return feature(name)
     if name == "Extension":
-        from .extensions import Extension  # lazy: on first use of the name
+        from .dispatch.extensions import Extension  # lazy: on first use of the name
 
         return Extension
     if name in ("ServerSession", "RequestContext"):
-        from . import sdk_session  # lazy: on first use of the name
+        from .compat import sdk_session  # lazy: on first use of the name
 
         return getattr(sdk_session, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..auth.tokens import AccessToken
 from ..errors import ToolError
 from ..protocol.revisions import Features
-from .fastmcp_context import FastMCPContext
+from .compat.fastmcp_context import FastMCPContext
 from .inputs import (
     ASKS,
     ElicitationResult,
@@ -52,7 +52,7 @@ from .request import Connection, Request, Rule
 
 if TYPE_CHECKING:
     from ..transports.http_trace import HttpRequest
-    from .sdk_session import RequestContext, ServerSession
+    from .compat.sdk_session import RequestContext, ServerSession
     from .state import CallerState
 
 logger = logging.getLogger("toolwire")
@@ -172,16 +172,20 @@ class Context(FastMCPContext):
     @property
     def session(self) -> ServerSession:
         """The official SDK's ``ctx.session`` (``create_message``, ``send_log_message``,
-        ``send_resource_updated``, ...): :mod:`toolwire.server.sdk_session`."""
-        from .sdk_session import ServerSession  # lazy: the official SDK's surface, on first use
+        ``send_resource_updated``, ...): :mod:`toolwire.server.compat.sdk_session`."""
+        from .compat.sdk_session import (
+            ServerSession,  # lazy: the official SDK's surface, on first use
+        )
 
         return ServerSession(self)
 
     @property
     def request_context(self) -> RequestContext:
         """The official SDK's ``ctx.request_context``: ``request_id``, ``meta``, ``session``,
-        ``lifespan_context``, ``request`` (:mod:`toolwire.server.sdk_session`)."""
-        from .sdk_session import RequestContext  # lazy: the official SDK's surface, on first use
+        ``lifespan_context``, ``request`` (:mod:`toolwire.server.compat.sdk_session`)."""
+        from .compat.sdk_session import (
+            RequestContext,  # lazy: the official SDK's surface, on first use
+        )
 
         return RequestContext(self)
 
@@ -256,9 +260,9 @@ class Context(FastMCPContext):
         ``kinds`` (``"tools"``, ``"resources"``, ``"prompts"``; all by default), even those
         disabled server-wide; the session is told of each list that changed. Legacy
         sessions and stdio connections: a 2026-07-28 request over HTTP belongs to no
-        session, and it raises a ``ToolError`` (:mod:`toolwire.server.visibility`). Call
+        session, and it raises a ``ToolError`` (:mod:`toolwire.server.components.visibility`). Call
         it with or without ``await``."""
-        from .visibility import rule  # lazy: per-session visibility, on first use
+        from .components.visibility import rule  # lazy: per-session visibility, on first use
 
         return self._session_rule(rule(True, names, tags, kinds))
 
@@ -272,7 +276,7 @@ class Context(FastMCPContext):
         """Hide, for this session alone, the components named in ``names`` or carrying
         one of ``tags`` (as :meth:`enable_components`): they leave its listings and become
         unknown to it."""
-        from .visibility import rule  # lazy: per-session visibility, on first use
+        from .components.visibility import rule  # lazy: per-session visibility, on first use
 
         return self._session_rule(rule(False, names, tags, kinds))
 
@@ -282,7 +286,7 @@ class Context(FastMCPContext):
 
     def _session_rule(self, rule: Rule | None) -> _Sent:
         # loaded on first use: few servers change what one session sees
-        from .visibility import (  # lazy: per-session visibility, on first use
+        from .components.visibility import (  # lazy: per-session visibility, on first use
             change,
             refuse_stateless,
         )
@@ -419,7 +423,7 @@ class Context(FastMCPContext):
         ``schema`` is a pydantic model class with primitive fields (or a JSON schema dict).
         FastMCP's ``response_type=`` (``str``, ``int``, ``bool``, a list of choices, a
         dataclass, ``None``...) answers with its result classes, ``AcceptedElicitation``
-        and the like (:mod:`toolwire.server.fastmcp_context`).
+        and the like (:mod:`toolwire.server.compat.fastmcp_context`).
         ``key`` names the question in a 2026-07-28 ``InputRequiredResult`` (default
         ``elicit-N``). A client that cannot ask its user raises
         :class:`~toolwire.server.inputs.InputUnavailable` (a ``ToolError``; on 2026-07-28
@@ -434,8 +438,8 @@ class Context(FastMCPContext):
             isinstance(schema, dict) or hasattr(schema, "model_json_schema")
         ):
             wanted, model = requested_schema(schema)  # the SDK's: a model class or a schema
-        else:  # FastMCP's response_type (toolwire.server.fastmcp_elicit)
-            from .fastmcp_elicit import form, result  # lazy: FastMCP's surface, on first use
+        else:  # FastMCP's response_type (toolwire.server.compat.fastmcp_elicit)
+            from .compat.fastmcp_elicit import form, result  # lazy: FastMCP's surface, on first use
 
             asked = schema if response_type is _FASTMCP else response_type
             wanted, model = form(

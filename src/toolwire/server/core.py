@@ -18,23 +18,23 @@ from .._pip import extra_install
 from ..errors import RPCError
 from ..protocol import shaping
 from ..protocol.revisions import FEATURES, REVISIONS, Features
-from .call_slots import CallGate, caller_key
-from .client_log import forward_logging
+from .components.registry import LIST_CHANGES as LIST_CHANGES
+from .components.registry import Registry, page_bounds, unknown
+from .components.registry import decode_cursor as decode_cursor
+from .components.registry import encode_cursor as encode_cursor
+from .dispatch.call_slots import CallGate, caller_key
+from .dispatch.client_log import forward_logging
+from .dispatch.methods import METHODS
+from .dispatch.middleware import Handler, Middleware, run_chain
 from .features import feature
 from .inputs import StateSigner
 from .launch import take
-from .methods import METHODS
-from .middleware import Handler, Middleware, run_chain
-from .registry import LIST_CHANGES as LIST_CHANGES
-from .registry import Registry, page_bounds, unknown
-from .registry import decode_cursor as decode_cursor
-from .registry import encode_cursor as encode_cursor
 from .request import Request
 from .session import ServerConnection
 from .workers import ThreadRunner
 
 if TYPE_CHECKING:
-    from .extensions import Extension
+    from .dispatch.extensions import Extension
 
 
 JSON = dict[str, Any]
@@ -120,7 +120,7 @@ class ServerCore:
         # stdio: calls in flight past which no more requests are handled; None: default.
         self.max_calls_in_flight = max_calls_in_flight
         self.tool_timeout = tool_timeout
-        # Call admission (toolwire.server.call_slots): slots in all, each caller's share of
+        # Call admission (toolwire.server.dispatch.call_slots): slots in all, each caller's share of
         # them (a quarter by default) and how many of its calls may wait for one.
         self.max_concurrent_calls = max_concurrent_calls
         self.max_calls_per_caller = (
@@ -202,8 +202,8 @@ class ServerCore:
 
     def add_extension(self, extension: Extension) -> None:
         """Serve ``extension`` (SEP-2133): advertise it in ``capabilities.extensions`` and
-        answer its methods and notifications (:mod:`toolwire.server.extensions`)."""
-        from .extensions import install  # lazy: only for a server with extensions
+        answer its methods and notifications (:mod:`toolwire.server.dispatch.extensions`)."""
+        from .dispatch.extensions import install  # lazy: only for a server with extensions
 
         install(self, extension)
 
@@ -284,7 +284,7 @@ class ServerCore:
         self, kind: str, key: str, noun: str, changed: Callable[[], None]
     ) -> Registry[Any]:
         """A registry of components of the ``kind`` list, each named by its attribute
-        ``key`` (:mod:`toolwire.server.registry`), whose access checks follow this server's
+        ``key`` (:mod:`toolwire.server.components.registry`), whose access checks follow this server's
         scope hierarchy."""
         registry: Registry[Any] = Registry(kind, key, noun, changed, self)
         self.registries.setdefault(kind, []).append(registry)
@@ -384,7 +384,7 @@ class ServerCore:
     def add_middleware(self, middleware: Middleware) -> Middleware:
         """Wrap request handling: ``async def mw(call, call_next)``; the first added is outermost.
 
-        Usable as a decorator. ``call`` is a :class:`~toolwire.server.middleware.Call`
+        Usable as a decorator. ``call`` is a :class:`~toolwire.server.dispatch.middleware.Call`
         (``method``, ``params``, ``request``, ``tool_name``, ``arguments``); return
         ``await call_next(call)`` or a result of your own.
         """
@@ -409,13 +409,13 @@ class ServerCore:
     def roots_changed(self, connection: ServerConnection) -> None:
         """A client sent ``notifications/roots/list_changed`` (transports' sessions call this)."""
         if self.roots_handlers:
-            from .roots import roots_changed  # lazy: only when a client's roots change
+            from .dispatch.roots import roots_changed  # lazy: only when a client's roots change
 
             roots_changed(connection, self.roots_handlers)
 
     def extension_notified(self, connection: ServerConnection, method: str, params: JSON) -> None:
         """A client sent a notification an extension defines (sessions call this)."""
-        from .extensions import notified  # lazy: only for a server with extensions
+        from .dispatch.extensions import notified  # lazy: only for a server with extensions
 
         extension, handler = self.extension_notifications[method]
         notified(connection, extension, handler, params)
@@ -473,7 +473,7 @@ class ServerCore:
         options of :meth:`http_app`) until stopped; ``on_listening=callback(host, port)`` is
         called once the port accepts connections. The official SDK's names
         (``transport="streamable-http"``, ``streamable_http_path``, ``stateless_http``, ...)
-        mean the same (:mod:`toolwire.server.sdk_options`).
+        mean the same (:mod:`toolwire.server.compat.sdk_options`).
 
         ``SIGTERM`` or ``SIGINT`` stops either gracefully: no new requests, calls in flight
         get ``shutdown_grace`` seconds to answer, the rest are cancelled, the lifespan is
@@ -500,7 +500,9 @@ class ServerCore:
     def _sdk_http_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """HTTP options with the official SDK's names translated, over the transport
         settings given to the constructor (``Server.settings``)."""
-        from .sdk_options import http_options  # lazy: the official SDK's surface, on first use
+        from .compat.sdk_options import (
+            http_options,  # lazy: the official SDK's surface, on first use
+        )
 
         settings = getattr(self, "settings", None)
         return http_options(settings.run_defaults() if settings is not None else {}, options)
@@ -543,7 +545,9 @@ class ServerCore:
         app = getattr(self, "_http_app", None)
         if app is None:
             raise RuntimeError("Build the app first: mcp.streamable_http_app() or mcp.http_app()")
-        from .sdk_options import SessionManager  # lazy: the official SDK's surface, on first use
+        from .compat.sdk_options import (
+            SessionManager,  # lazy: the official SDK's surface, on first use
+        )
 
         return SessionManager(app)
 

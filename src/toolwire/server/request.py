@@ -17,7 +17,7 @@ JSON = dict[str, Any]
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 LOG_RANK = {level: rank for rank, level in enumerate(LOG_LEVELS)}
 
-# One session rule (see toolwire.server.registry): (enable, names, tags, kinds or None).
+# One session rule (see toolwire.server.components.registry): (enable, names, tags, kinds or None).
 Rule = tuple[bool, frozenset[str], frozenset[str], frozenset[str] | None]
 
 
@@ -102,7 +102,7 @@ class Connection(Protocol):
 
 
 class Host(Protocol):
-    """What a connection and the core methods (:mod:`toolwire.server.methods`) use of the
+    """What a connection and the core methods (:mod:`toolwire.server.dispatch.methods`) use of the
     server (:class:`toolwire.server.core.ServerCore`, which sits above them both)."""
 
     methods: dict[str, Callable[[Any, Request], Any]]

@@ -26,16 +26,16 @@ from ..components import Metadata
 from ..errors import RegistrationError
 from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
 from ..tools import TaskConfig, Tool
+from .compat.fastmcp_surface import FastMCPSurface
+from .components.prompts import PromptRegistry
+from .components.registry import Registry, decorator
+from .components.resources import ResourceRegistry
+from .components.tool_calls import ToolCalls
 from .context import Context
 from .core import JSON, ServerCore, unknown_tool
-from .fastmcp_surface import FastMCPSurface
 from .features import feature
 from .inputs import renders_apps
-from .prompts import PromptRegistry
-from .registry import Registry, decorator
 from .request import LOG_RANK, Request
-from .resources import ResourceRegistry
-from .tool_calls import ToolCalls
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -82,7 +82,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     (or ``"gemini"``, ``"anthropic"``), for a server known to face one LLM provider,
     publishes each tool's input schema as that provider takes it, treats a ``null`` for an
     optional argument as absent, and refuses a tool it cannot express
-    (:mod:`toolwire.server.facing`). ``titles_from_names=True`` lists every tool that has
+    (:mod:`toolwire.server.components.facing`). ``titles_from_names=True`` lists every tool that has
     no title with one made from its name (``get_forecast``: "Get Forecast"), for clients
     that show or keep only titled tools; :class:`toolwire.FastMCP` sets it, as FastMCP does.
     A tool returning a list or tuple gives one content block per item, as the official SDK
@@ -121,7 +121,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     The official SDK's constructor options (``MCPServer``/``FastMCP``: ``debug``,
     ``log_level``, ``dependencies``, ``auth`` with ``token_verifier``, ``mcp`` 1.x's
     ``host``/``port``/``json_response``/``stateless_http``...) are accepted with the same
-    meaning and kept on :attr:`settings` (see :mod:`toolwire.server.sdk_options`).
+    meaning and kept on :attr:`settings` (see :mod:`toolwire.server.compat.sdk_options`).
     """
 
     _mounts: Sequence[Any] = ()  # the servers mounted here (toolwire.composition.mount)
@@ -153,7 +153,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         tools: list[Any] = []
         providers = options.pop("providers", None) or () if options else ()
         if options:
-            from .sdk_options import absorb  # lazy: the official SDK's surface, on first use
+            from .compat.sdk_options import absorb  # lazy: the official SDK's surface, on first use
 
             settings, options, tools = absorb(options)
         super().__init__(name, version, instructions, **options)
@@ -168,10 +168,10 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         self.dependencies: list[str] = settings.dependencies if settings is not None else []
         self.schema_profile = schema_profile
         self.titles_from_names = titles_from_names
-        # A server facing one LLM provider publishes its export (toolwire.server.facing).
+        # A server facing one LLM provider publishes its export (toolwire.server.components.facing).
         self.provider: str | None = None
         if provider is not None:
-            from .facing import (
+            from .components.facing import (
                 check_provider,  # lazy: provider checks, only for a server that names providers
             )
 
@@ -208,10 +208,12 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
 
     @property
     def settings(self) -> Any:
-        """The official SDK's ``mcp.settings`` (:class:`~toolwire.server.sdk_options.Settings`),
+        """The official SDK's ``mcp.settings`` (:class:`~toolwire.server.compat.sdk_options.Settings`),
         made on first use when the constructor was given none of the SDK's options."""
         if self._settings is None:
-            from .sdk_options import Settings  # lazy: the official SDK's surface, on first use
+            from .compat.sdk_options import (
+                Settings,  # lazy: the official SDK's surface, on first use
+            )
 
             self._settings = Settings()
             self._settings.dependencies = self.dependencies
@@ -298,7 +300,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             **options,
         )
         if self.provider is not None:
-            from .facing import (
+            from .components.facing import (
                 face,  # lazy: provider checks, only for a server that names providers
             )
 
@@ -337,7 +339,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         if name is not None or options:
             raise TypeError("add_tool(tool) takes no name nor options")
         if self.provider is not None:
-            from .facing import (
+            from .components.facing import (
                 face,  # lazy: provider checks, only for a server that names providers
             )
 

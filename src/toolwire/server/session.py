@@ -96,7 +96,7 @@ class ServerConnection:
         self.listeners: dict[str | int, JSON] = {}  # subscriptions/listen id -> accepted filter
         self.subscriptions: set[str] = set()  # resource URIs (legacy resources/subscribe)
         # This session's own rules showing or hiding components (ctx.enable_components,
-        # ctx.disable_components; see toolwire.server.visibility), on top of the server's.
+        # ctx.disable_components; see toolwire.server.components.visibility), on top of the server's.
         self.rules: tuple[Rule, ...] | None = None
         # "stdio" when the stdio transport serves it (one client for its whole life)
         self.transport: str | None = None
@@ -221,7 +221,7 @@ class ServerConnection:
     def _batch_refusal(self, batch: list[Any]) -> RPCError | None:
         """Why a batch is refused whole: more messages than ``max_batch_size``. (Each of its
         calls then passes the caller's admission like any other: see
-        :mod:`toolwire.server.call_slots`.)"""
+        :mod:`toolwire.server.dispatch.call_slots`.)"""
         limit = self.server.max_batch_size
         if limit is not None and len(batch) > limit:
             return RPCError(
