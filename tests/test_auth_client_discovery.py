@@ -26,7 +26,7 @@ from toolwire.auth import JWTVerifier
 from toolwire.client.oauth import OAuth
 from toolwire.client.oauth_storage import MemoryStorage
 from toolwire.errors import ClientError
-from toolwire.transports.http_auth import MetadataDocument
+from toolwire.transports.http.auth import MetadataDocument
 
 from oauth_helpers import MODERN, READ, Browser, protected, resource_server
 from oauth_server import OAuthServer, Recorder, serve_oauth, serve_protected

@@ -49,7 +49,7 @@ from toolwire.auth import (
     VerifierUnavailable,
 )
 from toolwire.server.session import Request
-from toolwire.transports.http_store import RedisStore
+from toolwire.transports.store.stores import RedisStore
 
 from http_server import serve_http
 from mcp_spec import WireChecker

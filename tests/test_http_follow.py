@@ -1,4 +1,4 @@
-"""An answer that is not ready when the request is read (:mod:`toolwire.transports.http_follow`).
+"""An answer that is not ready when the request is read (:mod:`toolwire.transports.http.follow`).
 
 The response waits on the call's stream alone and watches for the client's departure only
 once a wait has lasted ``WATCH_AFTER_S``. Whether the client leaves before the watch starts
@@ -22,8 +22,8 @@ import pytest
 import test_http_modern as modern
 from test_http_legacy import BOTH, JSON_ONLY, SSE, TIMEOUT, Gate, Peer, text_of
 from toolwire import Context, Server
-from toolwire.transports import http_follow
-from toolwire.transports.sse import Stream
+from toolwire.transports.http import follow as http_follow
+from toolwire.transports.http.sse import Stream
 
 from http_server import serve_http
 

@@ -1,4 +1,4 @@
-"""Liveness and readiness endpoints (toolwire.transports.http_health) on real servers.
+"""Liveness and readiness endpoints (toolwire.transports.http.health) on real servers.
 
 Readiness follows a real redis-server that is stopped and started again on the same port,
 and turns false during a drain: SIGTERM to a real ``mcp.run(transport="http")`` process
@@ -18,7 +18,7 @@ import pytest
 
 from toolwire import Server
 from toolwire.auth import ResourceServer, StaticTokens
-from toolwire.transports.http_health import Health
+from toolwire.transports.http.health import Health
 
 from http_server import serve_http
 from services import LOOPBACK, READY_TIMEOUT, _Lines, _stop, free_port, redis_on, start_worker

@@ -1,4 +1,4 @@
-"""Stream bounds and resumptions (``transports/http_limits.py``): a session's streams are
+"""Stream bounds and resumptions (``transports/http/limits.py``): a session's streams are
 bounded whether a GET opened them or a ``Last-Event-ID`` resumed them.
 
 A resumption of a stream someone is reading takes it over in its place in the counts: the
@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from test_http_legacy import TIMEOUT, Events, endpoint, text_of
-from toolwire.transports.http_limits import Streams
+from toolwire.transports.http.limits import Streams
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -108,7 +108,7 @@ async def drive(process: subprocess.Popen[bytes], url: str) -> int:
 async def test_only_signals_the_runner_handles_are_watched_and_put_back() -> None:
     """A signal left to its default action (the process ends) is not taken over; one the
     runner handles runs the runner's handler, then the stop, once; both are put back."""
-    from toolwire.transports.http_run import stop_with_the_runner
+    from toolwire.transports.http.run import stop_with_the_runner
 
     seen: list[int] = []
     stops: list[int] = []

@@ -1,7 +1,7 @@
 """Streamable HTTP scaled out: two worker processes, one Redis, nginx round-robin in front.
 
 Everything is real and on loopback: ``redis-server``, two ``tests/servers/http_scale.py``
-processes sharing a :class:`~toolwire.transports.http_store.RedisStore`, and ``nginx``
+processes sharing a :class:`~toolwire.transports.store.stores.RedisStore`, and ``nginx``
 balancing requests over them with no stickiness (``tests/services.py`` starts them). Nothing
 is mocked, so these tests prove what a deployment behind a load balancer gets:
 

@@ -16,9 +16,9 @@ import orjson
 import pytest
 
 from toolwire import Server
-from toolwire.transports.http_resume import Followed
-from toolwire.transports.http_store import RedisStore
-from toolwire.transports.sse import Stream
+from toolwire.transports.http.resume import Followed
+from toolwire.transports.http.sse import Stream
+from toolwire.transports.store.stores import RedisStore
 
 from mcp_spec import WireChecker
 from services import start_redis

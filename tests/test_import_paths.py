@@ -1,7 +1,7 @@
 """The import paths users write keep working as the package's folders change: every public
 name of ``toolwire``, ``toolwire.server``, ``toolwire.client``, ``toolwire.lowlevel`` and
-``toolwire.types``, and the documented paths of names that moved to a feature package
-(where they are the very objects the new path gives)."""
+``toolwire.types``, and the documented paths of names that moved to a feature package or a
+subpackage (where they are the very objects the new path gives)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,10 @@ MOVED = [
     ("toolwire.server", "AuditLog", "toolwire.admission"),
     ("toolwire.server.limits_redis", "RedisBuckets", "toolwire.admission"),
     ("toolwire", "Arg", "toolwire.composition.transforms"),
+    ("toolwire.transports.http_store", "RedisStore", "toolwire.transports.store"),
+    ("toolwire.transports.http_store", "MemoryStore", "toolwire.transports.store"),
+    ("toolwire.transports.http_health", "Health", "toolwire.transports.http.health"),
+    ("toolwire.transports.http", "HttpApp", "toolwire.transports.http.app"),
 ]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from toolwire import Context, Server
-from toolwire.transports.http_store import MemoryStore
+from toolwire.transports.store.stores import MemoryStore
 
 from http_server import serve_http
 from wire import checked_client
@@ -102,7 +102,7 @@ async def test_values_must_be_json(caplog: pytest.LogCaptureFixture) -> None:
 
 async def test_memory_values_expire(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [1000.0]
-    monkeypatch.setattr("toolwire.transports.http_store.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("toolwire.transports.store.stores.time.monotonic", lambda: now[0])
     store = MemoryStore()
     await store.set_value("a", b"1", 5.0)
     assert await store.get_value("a") == b"1"

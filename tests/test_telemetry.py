@@ -37,7 +37,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from toolwire import Server, ToolError
 from toolwire.auth import AccessToken, ResourceServer, StaticTokens
 from toolwire.telemetry import Telemetry
-from toolwire.transports.http_trace import current_request
+from toolwire.transports.http.trace import current_request
 
 from http_server import serve_http
 from mcp_spec import WireChecker
@@ -126,7 +126,7 @@ def test_nothing_imports_opentelemetry_until_telemetry_is_asked_for() -> None:
     code = (
         "import sys, toolwire\n"
         "from toolwire import Client, Server\n"
-        "import toolwire.transports.http, toolwire.transports.http_client\n"
+        "import toolwire.transports.http.app, toolwire.transports.http_client\n"
         "Client('python server.py')\n"
         "Server('quiet').http_app()\n"
         "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"

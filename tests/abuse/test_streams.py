@@ -1,7 +1,7 @@
 """Faults and abuse around resumable SSE streams, the session store and HTTP shutdown.
 
 Everything is real: ``redis-server`` on loopback, two uvicorn worker processes sharing a
-:class:`~toolwire.transports.http_store.RedisStore` (``tests/servers/abuse_streams_worker.py``),
+:class:`~toolwire.transports.store.stores.RedisStore` (``tests/servers/abuse_streams_worker.py``),
 real signals (SIGKILL a worker, SIGSTOP/SIGCONT or stop and restart Redis, SIGTERM a server
 run by ``mcp.run(transport="http")``). Each probe records what the client saw, the serving
 process's memory before and after, and how an ordinary client fared meanwhile. Every message

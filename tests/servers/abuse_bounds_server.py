@@ -108,7 +108,7 @@ def main() -> None:
         return
     options = _values(args.option)
     if args.redis:
-        from toolwire.transports.http_store import RedisStore
+        from toolwire.transports.store.stores import RedisStore
 
         options["store"] = RedisStore(args.redis)
     import socket

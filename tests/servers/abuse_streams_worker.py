@@ -18,7 +18,7 @@ import argparse
 import asyncio
 
 from toolwire import Context, Server
-from toolwire.transports.http_store import RedisStore
+from toolwire.transports.store.stores import RedisStore
 
 
 def build(grace: float = 2.0) -> Server:

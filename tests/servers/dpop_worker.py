@@ -17,7 +17,7 @@ import uvicorn
 
 from toolwire import Server
 from toolwire.auth import AccessToken, DPoPVerifier, ResourceServer, StaticTokens
-from toolwire.transports.http_store import RedisStore
+from toolwire.transports.store.stores import RedisStore
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ import os
 import sys
 
 from toolwire import Context, Server
-from toolwire.transports.http_store import RedisStore
+from toolwire.transports.store.stores import RedisStore
 
 
 def build() -> Server:

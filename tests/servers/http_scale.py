@@ -29,7 +29,7 @@ import uvicorn
 from pydantic import BaseModel
 
 from toolwire import Context, Server
-from toolwire.transports.http_store import RedisStore
+from toolwire.transports.store.stores import RedisStore
 
 
 class Confirmation(BaseModel):

@@ -98,7 +98,7 @@ def main() -> None:
         return
     import uvicorn
 
-    from toolwire.transports.http_store import RedisStore
+    from toolwire.transports.store.stores import RedisStore
 
     auth = ResourceServer("http://127.0.0.1/mcp", ["https://as.invalid"], StaticTokens(TOKENS))
     app = build().http_app(store=RedisStore(options.redis), auth=auth)

@@ -3,6 +3,6 @@
 
 from rolling_worker import DRAIN_DELAY, REDIS, mcp
 
-from toolwire.transports.http_store import RedisStore
+from toolwire.transports.store.stores import RedisStore
 
 app = mcp.http_app(store=RedisStore(REDIS), drain_delay=DRAIN_DELAY)

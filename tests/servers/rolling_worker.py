@@ -23,7 +23,7 @@ import sys
 import redis.asyncio as aioredis
 
 from toolwire import Server
-from toolwire.transports.http_store import RedisStore
+from toolwire.transports.store.stores import RedisStore
 
 REDIS = os.environ["ROLLING_REDIS"]
 DRAIN_DELAY = float(os.environ.get("ROLLING_DRAIN_DELAY", "0"))

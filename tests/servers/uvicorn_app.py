@@ -12,7 +12,7 @@ import asyncio
 import os
 
 from toolwire import Context, Server
-from toolwire.transports.http_store import RedisStore
+from toolwire.transports.store.stores import RedisStore
 
 mcp = Server("uvicorn-app", shutdown_grace=5.0)
 released = asyncio.Event()

@@ -66,7 +66,7 @@ def run(
 
     options: JSON = {"drain_delay": drain_delay}
     if redis is not None:
-        from ..transports.http_store import (
+        from ..transports.store.stores import (
             RedisStore,  # lazy: the HTTP stack, only when serving HTTP
         )
 

@@ -5,7 +5,7 @@ worker (the tool is idempotent, or picks up from progress it saved itself).
 While such a task runs, its job (the tool, the arguments, the call's ``_meta`` and client,
 the task's id, owner and times) is kept in the store under its worker's name. When that
 worker stops before the task ends (past its ``shutdown_grace``) or dies (its heartbeat
-lapsed), another worker takes the job over (:mod:`toolwire.transports.http_store_runs`):
+lapsed), another worker takes the job over (:mod:`toolwire.transports.store.runs`):
 it runs the tool again under the same task id, for the same caller, and the task goes on
 as before for whoever polls it; its state says ``working`` meanwhile, never ``failed``.
 A task of another tool fails as before: "The worker running the task stopped".

@@ -515,11 +515,11 @@ class ServerCore:
         ``json_response``, ``stateless``, ``allowed_hosts``, ``allowed_origins``,
         ``max_body_bytes``, ``max_streams``, ``max_client_streams``,
         ``max_session_streams``, ``max_sessions``, ``max_client_sessions``, ``retry_ms``,
-        ``body_timeout`` (see :class:`toolwire.transports.http.HttpApp`), and the official
+        ``body_timeout`` (see :class:`toolwire.transports.http.app.HttpApp`), and the official
         SDK's ``streamable_http_app()`` options (``streamable_http_path``,
         ``stateless_http``, ``transport_security``, ...).
         """
-        from ..transports.http import HttpApp  # lazy: the HTTP stack, only when serving HTTP
+        from ..transports.http.app import HttpApp  # lazy: the HTTP stack, only when serving HTTP
 
         options = self._sdk_http_options(options)
         path = path or options.pop("path", "/mcp")
@@ -563,7 +563,7 @@ class ServerCore:
 
         if importlib.util.find_spec("uvicorn") is None:
             raise RuntimeError(f"HTTP needs the http extra: {extra_install('http')}")
-        from ..transports.http_run import (
+        from ..transports.http.run import (
             serve_uvicorn,  # lazy: the HTTP stack, only when serving HTTP
         )
 

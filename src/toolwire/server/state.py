@@ -21,7 +21,7 @@ Whose state it is:
 A 2026-07-28 request over HTTP without authentication names no caller (there is no
 session): ``ctx.state`` raises :class:`NoCaller` saying so, rather than sharing one state
 among every client. Values must be JSON-serializable; they live in the HTTP app's session
-store (a :class:`~toolwire.transports.http_store.RedisStore` shares them between workers),
+store (a :class:`~toolwire.transports.store.RedisStore` shares them between workers),
 or in this process otherwise, until their time to live runs out.
 """
 
@@ -58,7 +58,7 @@ def values_of(server: Any) -> Any:
         return shared
     store = _local_stores.get(server)
     if store is None:
-        from ..transports.http_store import (
+        from ..transports.store.stores import (
             MemoryStore,  # lazy: the HTTP stack, only when serving HTTP
         )
 
@@ -79,7 +79,7 @@ def caller_key(request: Request, connection: Connection, what: str = "ctx.state"
             parts = [str(identity)]
         digest = hashlib.sha256(orjson.dumps(parts)).hexdigest()[:32]
         return f"user:{digest}"
-    from ..transports.http_trace import current_request  # lazy: only over HTTP
+    from ..transports.http.trace import current_request  # lazy: only over HTTP
 
     http = current_request.get()
     if http is None:  # stdio or memory: the one client of this connection

@@ -136,7 +136,7 @@ class FastMCPSurface:
         server: Any = self
         if importlib.util.find_spec("uvicorn") is None:
             raise RuntimeError(f"HTTP needs the http extra: {extra_install('http')}")
-        from ...transports.http_run import (
+        from ...transports.http.run import (
             serve_uvicorn_async,  # lazy: the HTTP stack, only when serving HTTP
         )
 

@@ -44,7 +44,7 @@ class TasksExtension:
         if url is not None and not url.startswith("memory://"):
             raise TypeError(
                 "toolwire keeps tasks in the server's store: for several workers serve "
-                f"mcp.http_app(store=RedisStore({url!r})) (toolwire.transports.http_store) "
+                f"mcp.http_app(store=RedisStore({url!r})) (toolwire.transports.store) "
                 "instead of giving TasksExtension(url=...)"
             )
         self.options = options

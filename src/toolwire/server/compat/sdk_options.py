@@ -63,7 +63,7 @@ REFUSED = {
     "cache_hints": "pass list_ttl_ms= and discover_ttl_ms= (the ttlMs of list results)",
     "subscriptions": (
         "subscriptions/listen is always served; replicas share list changes through "
-        "mcp.http_app(store=toolwire.transports.http_store.RedisStore(...)) (docs/deployment.md)"
+        "mcp.http_app(store=toolwire.transports.store.RedisStore(...)) (docs/deployment.md)"
     ),
 }
 

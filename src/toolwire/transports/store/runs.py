@@ -1,4 +1,4 @@
-"""The runs of resumable tasks, shared by the workers of a :class:`~.http_store.RedisStore`.
+"""The runs of resumable tasks, shared by the workers of a :class:`~toolwire.transports.store.RedisStore`.
 
 A task whose tool is declared ``resumable=True`` may run again, from the start, on another
 worker. While it runs, its job (what another worker needs to run it) is kept in Redis under
@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from .http_store_contract import SLICE, StoreUnavailable
+from .contract import SLICE, StoreUnavailable
 
 logger = logging.getLogger("toolwire")
 

@@ -2,7 +2,7 @@
 stream as soon as something else must go out first (progress, a log line, a question), and
 the stream carried, resumed or let go (``Context.close_sse_connection``, SEP-1699).
 
-:class:`Answering` is the part of :class:`~toolwire.transports.http.HttpApp` that does it.
+:class:`Answering` is the part of :class:`~toolwire.transports.http.app.HttpApp` that does it.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from . import http_limits as limits
-from .http_asgi import Receive, Send, json_answer
-from .http_follow import Follower
-from .http_resume import cut_answer
-from .http_rules import status_of
-from .http_session import Reply, Session
-from .http_store_contract import SessionStore
+from ..store.contract import SessionStore
+from . import limits
+from .asgi import Receive, Send, json_answer
+from .follow import Follower
+from .resume import cut_answer
+from .rules import status_of
+from .session import Reply, Session
 from .sse import Stream, frame, priming, retry
 
 

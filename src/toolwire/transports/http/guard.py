@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import jsonrpc
-from .._compat import within
-from ..errors import RPCError
+from ... import jsonrpc
+from ..._compat import within
+from ...errors import RPCError
 
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 

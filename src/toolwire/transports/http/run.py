@@ -11,7 +11,7 @@ On ``SIGTERM``/``SIGINT`` this runner instead:
 2. gives the calls in flight the server's ``shutdown_grace`` to answer, ends listen
    streams at once, and cancels the calls still running after that: their clients get a
    JSON-RPC error ("shutting down", ``503`` for a JSON answer) or, on a resumable legacy
-   stream, its end (see :meth:`~toolwire.transports.http.HttpApp.close`);
+   stream, its end (see :meth:`~toolwire.transports.http.app.HttpApp.close`);
 3. ends the remaining streams, lets uvicorn finish writing (``WRITE_OUT_S`` at most) and
    leave the lifespan.
 
@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
-from ..errors import ListenError
+from ...errors import ListenError
 
 WRITE_OUT_S = 1  # seconds after the grace: time for the last answers to be written
 FORCE_CHECK_S = 0.1  # how often a drain delay looks for a second signal
@@ -54,7 +54,7 @@ def serve_uvicorn(
     grace: float,
     on_listening: Callable[[str, int], None] | None = None,
 ) -> None:
-    """Serve ``app`` (an :class:`~toolwire.transports.http.HttpApp`) until a signal;
+    """Serve ``app`` (an :class:`~toolwire.transports.http.app.HttpApp`) until a signal;
     ``app.drain(grace)`` ends the requests and calls in flight, as in a stdio shutdown.
     ``on_listening(host, port)`` is called once the socket accepts connections (the port
     actually bound, also when ``port=0`` asked for a free one)."""

@@ -12,7 +12,7 @@ SSE as soon as something else (progress, a log line, a question for the user) ha
 out first. Safety is on by default: ``Host`` and ``Origin`` are checked against DNS
 rebinding, bodies are bounded, and open streams are counted. With a resource server
 configured (``Server(..., auth=ResourceServer(...))``) its metadata is served and every
-request must bring a bearer token (:mod:`.http_auth`).
+request must bring a bearer token (:mod:`.auth`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,15 @@ from typing import Any, Protocol
 
 import orjson
 
-from .. import jsonrpc
-from ..errors import RPCError
-from ..protocol.revisions import LEGACY_REVISIONS
-from . import http_limits as limits
-from .base import Connection
-from .http_answer import Answering
-from .http_asgi import (
+from ... import jsonrpc
+from ...errors import RPCError
+from ...protocol.revisions import LEGACY_REVISIONS
+from ..base import Connection
+from ..store.contract import SessionStore, StoreUnavailable
+from ..store.stores import MemoryStore
+from . import limits
+from .answer import Answering
+from .asgi import (
     Receive,
     Scope,
     Send,
@@ -41,18 +43,16 @@ from .http_asgi import (
     request_headers,
     settle,
 )
-from .http_auth import MetadataDocument, authenticate, owner_of
-from .http_changes import ChangeRelay
-from .http_guard import Guard, Rejection, read_body
-from .http_health import Health
-from .http_resume import Followed, resume
-from .http_rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
-from .http_session import Reply, Session
-from .http_stop import Stopping
-from .http_store import MemoryStore
-from .http_store_contract import SessionStore, StoreUnavailable
-from .http_trace import HttpRequest, current_request
+from .auth import MetadataDocument, authenticate, owner_of
+from .changes import ChangeRelay
+from .guard import Guard, Rejection, read_body
+from .health import Health
+from .resume import Followed, resume
+from .rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
+from .session import Reply, Session
 from .sse import Stream
+from .stop import Stopping
+from .trace import HttpRequest, current_request
 
 logger = logging.getLogger("toolwire")
 
@@ -97,14 +97,14 @@ class HttpApp(Stopping, Answering):
     servers; ``["*"]`` to accept any); ``max_body_bytes``; ``max_streams`` open at once,
     ``max_client_streams`` of them for one client and ``max_session_streams`` for one
     session; ``max_sessions`` kept, ``max_client_sessions`` for one client, the least
-    recently used idle one evicted past either (see :mod:`.http_limits`); ``retry_ms``
+    recently used idle one evicted past either (see :mod:`.limits`); ``retry_ms``
     for SSE reconnects; ``body_timeout`` for slow uploads; ``session_idle`` seconds after
     which a session nobody used is forgotten (a later request gets 404 and the client
     initializes again, HT-24); ``store`` to share sessions between workers;
     ``auth`` (default: the server's own ``auth``), a :class:`~toolwire.auth.ResourceServer`
     whose metadata is served and whose tokens every request must bring. ``health``: the
     liveness and readiness endpoints (``/healthz``, ``/readyz``; ``False`` for none, or a
-    :class:`~.http_health.Health`); ``drain_delay``: seconds ``mcp.run(transport="http")``
+    :class:`~.health.Health`); ``drain_delay``: seconds ``mcp.run(transport="http")``
     keeps serving, not ready, after ``SIGTERM`` before it drains (for load balancers to
     notice).
     """
@@ -133,7 +133,7 @@ class HttpApp(Stopping, Answering):
         drain_delay: float = 0.0,
     ) -> None:
         self.server = server
-        self.health = Health.of(health)  # /healthz and /readyz (see .http_health)
+        self.health = Health.of(health)  # /healthz and /readyz (see .health)
         self.drain_delay = drain_delay  # seconds still served, not ready, after SIGTERM
         self.draining = False  # a shutdown began: readiness is false
         self.own_runner = False  # mcp.run() serves it: its runner drains on SIGTERM
@@ -240,7 +240,7 @@ class HttpApp(Stopping, Answering):
                     if handover is not None:  # resumable tasks other workers hand over
                         self.store.take_runs(handover.adopt)
                 if not self.own_runner:  # uvicorn module:app, gunicorn: stop on its signal
-                    from .http_run import (
+                    from .run import (
                         stop_with_the_runner,  # lazy: the HTTP stack, only when serving HTTP
                     )
 

@@ -7,7 +7,7 @@ event the client saw last:
 * with a shared store, a stream another worker carries (or carried: it may have died) is
   served from the store's event log: what was recorded, then each event its worker appends,
   up to the call's answer. When that worker is gone (its heartbeat expired, see
-  :class:`~toolwire.transports.http_store.RedisStore`), the stream ends with a JSON-RPC error
+  :class:`~toolwire.transports.store.RedisStore`), the stream ends with a JSON-RPC error
   for its request (-32603, :data:`WORKER_GONE`), also written to the log so that every later
   resumption ends the same way;
 * an id that is not well formed (ASCII ``[A-Za-z0-9_-]{1,64}/<digits>``, at most 18 digits),
@@ -23,12 +23,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .. import jsonrpc
-from ..errors import RPCError
-from .http_asgi import Receive, Send
-from .http_guard import Rejection
-from .http_session import Session
-from .http_store_contract import SessionStore, StoreUnavailable, StreamLog, WriterGone
+from ... import jsonrpc
+from ...errors import RPCError
+from ..store.contract import SessionStore, StoreUnavailable, StreamLog, WriterGone
+from .asgi import Receive, Send
+from .guard import Rejection
+from .session import Session
 from .sse import Stream, parse_event_id
 
 logger = logging.getLogger("toolwire")

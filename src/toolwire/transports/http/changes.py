@@ -10,8 +10,8 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .http_session import Session
-from .http_store_contract import SessionStore
+from ..store.contract import SessionStore
+from .session import Session
 
 logger = logging.getLogger("toolwire")
 

@@ -11,16 +11,16 @@ from typing import Any
 
 import orjson
 
-from .. import jsonrpc
-from ..errors import RPCError
-from ..protocol.header_params import NAMED_METHODS
-from ..protocol.revisions import (
+from ... import jsonrpc
+from ...errors import RPCError
+from ...protocol.header_params import NAMED_METHODS
+from ...protocol.revisions import (
     LEGACY_REVISIONS,
     META_PROTOCOL_VERSION,
     MODERN_REVISIONS,
     is_modern_initialize,
 )
-from .http_guard import Rejection
+from .guard import Rejection
 
 JSON = dict[str, Any]
 

@@ -7,9 +7,9 @@ import functools
 import secrets
 from typing import Any
 
-from ..protocol.revisions import FEATURES
-from .base import Connect
-from .http_store_contract import SessionStore
+from ...protocol.revisions import FEATURES
+from ..base import Connect
+from ..store.contract import SessionStore
 from .sse import Stream
 
 JSON = dict[str, Any]

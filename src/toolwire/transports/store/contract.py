@@ -1,6 +1,6 @@
 """What a session store is (:class:`SessionStore`), the errors it raises, and how long one
 blocking read of a shared store lasts: the contract the HTTP app and the stores
-(:mod:`toolwire.transports.http_store`) share."""
+(:mod:`toolwire.transports.store.stores`) share."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class SessionStore(Protocol):
     async def worker_alive(self, instance: str) -> bool: ...
 
     # Runs of resumable tasks, handed over to another worker when theirs stops or dies
-    # (toolwire.transports.http_store_runs).
+    # (toolwire.transports.store.runs).
     async def keep_run(self, task_id: str, job: JSON, ttl_s: float) -> None: ...
 
     async def end_run(self, task_id: str) -> None: ...

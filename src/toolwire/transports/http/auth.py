@@ -18,10 +18,10 @@ from typing import Any
 
 import orjson
 
-from ..auth.resource import AuthFailure, ResourceServer
-from ..auth.tokens import AccessToken
-from .http_asgi import Send
-from .http_guard import Rejection
+from ...auth.resource import AuthFailure, ResourceServer
+from ...auth.tokens import AccessToken
+from .asgi import Send
+from .guard import Rejection
 
 METADATA_MAX_AGE = 3600
 

@@ -1,7 +1,7 @@
 """How the HTTP app stops: drain (requests read are answered, calls and tasks get the grace),
 close (every session and stream ends, a cut call says so), then cancel what still runs.
 
-Mixed into :class:`~toolwire.transports.http.HttpApp`: its lifespan (uvicorn) or its runner
+Mixed into :class:`~toolwire.transports.http.app.HttpApp`: its lifespan (uvicorn) or its runner
 (``mcp.run``) calls :meth:`Stopping.stop`, or ``drain`` and ``close`` in turn.
 """
 
@@ -12,12 +12,12 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .http_resume import Followed, cut_answer
-from .http_store_contract import SessionStore
+from ..store.contract import SessionStore
+from .resume import Followed, cut_answer
 from .sse import Stream
 
 if TYPE_CHECKING:
-    from . import http_limits as limits
+    from . import limits
 
 logger = logging.getLogger("toolwire")
 

@@ -34,11 +34,11 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
-from .. import jsonrpc
-from ..errors import RPCError
-from .http_asgi import Receive, disconnected
-from .http_guard import Rejection
-from .http_session import Session
+from ... import jsonrpc
+from ...errors import RPCError
+from .asgi import Receive, disconnected
+from .guard import Rejection
+from .session import Session
 
 MAX_STREAMS = 1000
 MAX_CLIENT_STREAMS = 100
