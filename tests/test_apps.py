@@ -16,7 +16,7 @@ import pytest
 
 from interop import peers
 from toolwire import Client, Context, Host, RegistrationError, Server, ServerError
-from toolwire.client.host import UnknownToolError
+from toolwire.client.host.host import UnknownToolError
 from toolwire.extensions.apps import MIME_TYPE, UI
 
 from http_server import example_over

@@ -26,8 +26,8 @@ import pytest
 from toolwire import Client
 from toolwire.auth import AccessToken, StaticTokens
 from toolwire.client import Host
-from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
-from toolwire.client.oauth_storage import MemoryStorage
+from toolwire.client.oauth.flow import DEFAULT_REDIRECT_URI, OAuth
+from toolwire.client.oauth.storage import MemoryStorage
 from toolwire.errors import ClientError, Unauthorized
 
 from mcp_spec import WireChecker

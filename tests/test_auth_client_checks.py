@@ -23,14 +23,14 @@ import pytest
 
 from toolwire.auth import IntrospectionVerifier, StaticTokens
 from toolwire.auth.verifiers import canonical_url
-from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
-from toolwire.client.oauth_browser import BrowserAuthorization, open_in_browser
-from toolwire.client.oauth_discovery import (
+from toolwire.client.oauth.browser import BrowserAuthorization, open_in_browser
+from toolwire.client.oauth.discovery import (
     authorization_server_metadata_urls,
     bearer_challenge,
     discover_authorization_server,
     resource_metadata_urls,
 )
+from toolwire.client.oauth.flow import DEFAULT_REDIRECT_URI, OAuth
 from toolwire.errors import ClientError
 
 from oauth_helpers import (

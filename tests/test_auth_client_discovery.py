@@ -23,8 +23,8 @@ from starlette.responses import Response
 
 from toolwire import Server
 from toolwire.auth import JWTVerifier
-from toolwire.client.oauth import OAuth
-from toolwire.client.oauth_storage import MemoryStorage
+from toolwire.client.oauth.flow import OAuth
+from toolwire.client.oauth.storage import MemoryStorage
 from toolwire.errors import ClientError
 from toolwire.transports.http.auth import MetadataDocument
 

@@ -29,7 +29,7 @@ from joserfc.jwk import ECKey
 
 from toolwire.auth import DPoPVerifier, IntrospectionVerifier, JWTVerifier
 from toolwire.client import DPoPKey
-from toolwire.client.oauth import DEFAULT_REDIRECT_URI, OAuth
+from toolwire.client.oauth.flow import DEFAULT_REDIRECT_URI, OAuth
 
 from dpop_helpers import INITIALIZE, Holder, b64url, post, refused
 from oauth_authlib import Client as AuthlibClient

@@ -40,7 +40,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from toolwire.client.oauth import OAuth
+from toolwire.client.oauth.flow import OAuth
 from toolwire.errors import ServerError, Unauthorized
 
 from mcp_spec import WireChecker

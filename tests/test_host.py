@@ -17,8 +17,8 @@ import pytest
 
 from toolwire import Server
 from toolwire.client import CallResult, Host
-from toolwire.client.approval import ApprovalPolicy, ApprovalRequest
-from toolwire.client.host import (
+from toolwire.client.host.approval import ApprovalPolicy, ApprovalRequest
+from toolwire.client.host.host import (
     HostTool,
     UnknownToolError,
     assign_names,

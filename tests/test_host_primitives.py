@@ -14,8 +14,8 @@ import pytest
 
 from toolwire import Client, ClientError
 from toolwire.client import Host
-from toolwire.client.approval import ApprovalPolicy, ApprovalRequest
-from toolwire.client.host_primitives import UnknownPrimitiveError, template_pattern
+from toolwire.client.host.approval import ApprovalPolicy, ApprovalRequest
+from toolwire.client.host.primitives import UnknownPrimitiveError, template_pattern
 
 from http_server import serve_http
 from mcp_spec import WireChecker

@@ -23,6 +23,12 @@ MOVED = [
     ("toolwire.transports.http_store", "MemoryStore", "toolwire.transports.store"),
     ("toolwire.transports.http_health", "Health", "toolwire.transports.http.health"),
     ("toolwire.transports.http", "HttpApp", "toolwire.transports.http.app"),
+    ("toolwire.client.oauth_storage", "TokenStorage", "toolwire.client.oauth.storage"),
+    ("toolwire.client.oauth", "OAuth", "toolwire.client.oauth.flow"),
+    ("toolwire.client.host", "Host", "toolwire.client.host.host"),
+    ("toolwire.client.host", "to_anthropic_content", "toolwire.client.host.exports"),
+    ("toolwire.client.host", "to_openai_content", "toolwire.client.host.exports"),
+    ("toolwire.client.host", "to_gemini_content", "toolwire.client.host.exports"),
 ]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from toolwire import Client, Server
-from toolwire.client.naming import assign_names
+from toolwire.client.host.naming import assign_names
 from toolwire.composition.mount import prefixed_uri
 from toolwire.errors import RegistrationError
 from toolwire.protocol.naming import NAME_PATTERN, prefixed_name

@@ -1,4 +1,4 @@
-"""The grants for machines (``toolwire.client.oauth_machine``), end to end on 127.0.0.1.
+"""The grants for machines (``toolwire.client.oauth.machine``), end to end on 127.0.0.1.
 
 The real Authlib authorization server of ``oauth_server`` (client credentials and jwt-bearer
 grants, ``private_key_jwt``: ``oauth_machine_server``), an enterprise identity provider
@@ -30,7 +30,7 @@ from joserfc import jwt
 from joserfc.jwk import ECKey, RSAKey
 
 from toolwire.client import ClientCredentials, EnterpriseAuthorization, WorkloadIdentity
-from toolwire.client.oauth_storage import MemoryStorage
+from toolwire.client.oauth.storage import MemoryStorage
 from toolwire.errors import ClientError, Unauthorized
 
 from oauth_helpers import BOTH_ERAS, MODERN, READ, identity_provider, protected
@@ -442,7 +442,7 @@ async def test_no_pkce_or_authorization_endpoint_needed(auth_server: OAuthServer
 async def test_a_token_source_that_hangs_or_fails_is_one_clear_error(
     auth_server: OAuthServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("toolwire.client.oauth_machine.FETCH_TIMEOUT", 0.2)
+    monkeypatch.setattr("toolwire.client.oauth.machine.FETCH_TIMEOUT", 0.2)
     never = asyncio.Event()
 
     async def hangs() -> str:

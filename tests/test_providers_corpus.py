@@ -29,7 +29,7 @@ import schema_corpus
 from interop import peers
 from toolwire import Server
 from toolwire.client import CallResult
-from toolwire.client.host_exports import to_gemini_content
+from toolwire.client.host.exports import to_gemini_content
 from toolwire.providers import PROVIDERS, Unexpressible, export, problems
 
 from wire import EXAMPLES, checked_client

@@ -84,7 +84,7 @@ class Client(
     server object.
 
     ``headers`` go on every HTTP request; ``auth`` authorizes HTTP requests: a bearer token
-    string, or :class:`~toolwire.client.oauth.OAuth` for the OAuth flow. ``cache_tools=True``
+    string, or :class:`~toolwire.client.oauth.flow.OAuth` for the OAuth flow. ``cache_tools=True``
     keeps the tool list between :meth:`list_tools` calls (see there). ``roots`` (``file://``
     URIs, or dicts with ``uri`` and ``name``) are offered to servers that ask ``roots/list``;
     :meth:`set_roots` changes them.

@@ -25,7 +25,7 @@ import orjson
 
 from .. import __version__
 from ..client import Client
-from ..client.oauth import OAuth
+from ..client.oauth.flow import OAuth
 from ..client.tasks import TASKS
 from ..errors import ClientError, Unauthorized
 from ..extensions.apps import MIME_TYPE as APP_MIME_TYPE

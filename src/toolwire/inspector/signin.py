@@ -16,8 +16,8 @@ import shlex
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ..client.oauth_browser import check_authorization_url
-from ..client.oauth_discovery import bearer_challenge
+from ..client.oauth.browser import check_authorization_url
+from ..client.oauth.discovery import bearer_challenge
 from ..errors import ClientError, Unauthorized
 
 SIGN_IN_TIMEOUT = 300.0  # for the person to sign in at the authorization server

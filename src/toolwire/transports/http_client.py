@@ -17,7 +17,7 @@ is worked out here, by reading the outgoing message:
   answer fails its request at once.
 
 ``auth`` puts ``Authorization: Bearer`` on every request (AU-17): a fixed token, or an
-object with the :class:`HttpAuth` calls (``toolwire.client.oauth.OAuth``), which is asked
+object with the :class:`HttpAuth` calls (``toolwire.client.oauth.flow.OAuth``), which is asked
 what to do when the server answers 401 or 403; the request is then sent again, a few times
 at most. An authorization that fails on a 401 ends the connection (nothing more can be
 asked of the server); one that fails on a 403 fails that request only.

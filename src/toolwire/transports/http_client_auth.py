@@ -1,7 +1,7 @@
 """Authorizing the HTTP client transport's requests.
 
 ``auth`` is a fixed bearer token, or an object with the :class:`HttpAuth` calls
-(``toolwire.client.oauth.OAuth``): :func:`authorize_request` puts its
+(``toolwire.client.oauth.flow.OAuth``): :func:`authorize_request` puts its
 ``Authorization: Bearer`` value on a request (every request, never in the URL: AU-17), and
 :func:`answer_challenge` hands it a 401 or 403, which it may answer (a refreshed token, a new
 authorization) so the request is sent again. The transport sends a request at most
@@ -49,7 +49,7 @@ async def authorize_request(
 ) -> str | None:
     """Put the ``Authorization`` header for ``auth`` in ``headers``; returns its value.
 
-    A ``DPoP`` value gets a fresh proof of ``auth.dpop`` (``toolwire.client.dpop.DPoPKey``)
+    A ``DPoP`` value gets a fresh proof of ``auth.dpop`` (``toolwire.client.oauth.dpop.DPoPKey``)
     for ``method`` and ``url`` in the ``DPoP`` header (RFC 9449 §7.1)."""
     value = f"Bearer {auth}" if isinstance(auth, str) else await auth.header(url, http)
     if value:

@@ -15,8 +15,8 @@ import webbrowser
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
-from ..errors import ClientError
-from .oauth_discovery import is_loopback
+from ...errors import ClientError
+from .discovery import is_loopback
 
 logger = logging.getLogger("toolwire.client")
 

@@ -25,10 +25,10 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .._pip import extra_install
-from ..auth.dpop import b64url, jwk_thumbprint
-from ..errors import ClientError
-from .oauth_discovery import parse_challenges
+from ..._pip import extra_install
+from ...auth.dpop import b64url, jwk_thumbprint
+from ...errors import ClientError
+from .discovery import parse_challenges
 
 _CURVES = {"secp256r1": ("ES256", "P-256", 32), "secp384r1": ("ES384", "P-384", 48)}
 _CURVES["secp521r1"] = ("ES512", "P-521", 66)

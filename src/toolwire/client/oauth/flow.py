@@ -39,11 +39,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..auth.verifiers import canonical_url
-from ..errors import ClientError
-from .dpop import DPoPKey
-from .oauth_browser import BrowserAuthorization
-from .oauth_discovery import (
+from ...auth.verifiers import canonical_url
+from ...errors import ClientError
+from .browser import BrowserAuthorization
+from .discovery import (
     Challenge,
     NoResourceMetadata,
     ResourceMetadata,
@@ -54,8 +53,9 @@ from .oauth_discovery import (
     discover_resource,
     legacy_resource,
 )
-from .oauth_endpoints import register_client, request_tokens, tokens_from
-from .oauth_storage import MemoryStorage, Registration, Tokens, TokenStorage
+from .dpop import DPoPKey
+from .endpoints import register_client, request_tokens, tokens_from
+from .storage import MemoryStorage, Registration, Tokens, TokenStorage
 
 logger = logging.getLogger("toolwire.client")
 
@@ -103,7 +103,7 @@ class OAuth:
     authorization server supports them; otherwise the client registers itself dynamically as
     ``client_name``. ``scopes`` are asked for when the server's challenge names none (then
     its ``scopes_supported``). ``storage`` keeps tokens and registrations
-    (:class:`~toolwire.client.oauth_storage.MemoryStorage` by default).
+    (:class:`~toolwire.client.oauth.storage.MemoryStorage` by default).
 
     ``dpop=True`` (a new ES256 key) or ``dpop=DPoPKey(private_key)`` asks for access tokens
     bound to that key (RFC 9449, :mod:`.dpop`) wherever the authorization server supports

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..auth.verifiers import canonical_url
-from ..errors import ClientError
+from ...auth.verifiers import canonical_url
+from ...errors import ClientError
 
 JSON = dict[str, Any]
 

@@ -9,7 +9,7 @@
         prompts = await host.list_prompts()                        # names like tools' names
         summary = await host.get_prompt("docs_summarize", {"uri": "docs://guide.md"})
 
-Prompts get host-wide names the way tools do (:func:`~toolwire.client.naming.assign_names`:
+Prompts get host-wide names the way tools do (:func:`~toolwire.client.host.naming.assign_names`:
 plain when unique, ``{server}_{prompt}`` when two servers share one). Resources keep their
 URI: two servers may offer the same URI, both are listed, each :class:`HostResource` says
 which server it comes from, and ``read_resource(uri, server=...)`` picks one.
@@ -27,12 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ClientError
+from ...errors import ClientError
+from ..primitives import Completion, PromptResult, ResourceResult
 from .naming import assign_names
-from .primitives import Completion, PromptResult, ResourceResult
 
 if TYPE_CHECKING:
-    from .client import Client
+    from ..client import Client
 
 JSON = dict[str, Any]
 

@@ -24,7 +24,7 @@ Tool names shown to the model fit the strictest LLM APIs, ``^[A-Za-z0-9_-]{1,64}
 
 Names depend only on the set of (server, tool) pairs, never on connection order, and
 :meth:`Host.resolve` maps each back. Every call goes through an
-:class:`~toolwire.client.approval.ApprovalPolicy`; a denied call returns an ``isError``
+:class:`~toolwire.client.host.approval.ApprovalPolicy`; a denied call returns an ``isError``
 result and never reaches the server.
 
 Resources and prompts are merged too (``host.list_resources()``, ``host.read_resource(uri)``,
@@ -41,10 +41,10 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import ClientError
+from ...errors import ClientError
+from ..client import CallResult, Client
 from .approval import ApprovalPolicy, Confirm
-from .client import CallResult, Client
-from .host_exports import (
+from .exports import (
     HostTool,
     export_tools,
     gemini_declaration,
@@ -52,8 +52,8 @@ from .host_exports import (
     to_gemini_content,
     to_openai_content,
 )
-from .host_primitives import HostPrimitives, HostPrompt, HostResource, UnknownPrimitiveError
 from .naming import HASH_LENGTH, MAX_NAME, NAME_PATTERN, assign_names
+from .primitives import HostPrimitives, HostPrompt, HostResource, UnknownPrimitiveError
 
 __all__ = [
     "HASH_LENGTH",
@@ -93,7 +93,7 @@ def for_the_model(tool: JSON) -> bool:
 
 class Host(HostPrimitives):
     """``async with Host({"name": target, ...}) as host``: every server's tools in one list,
-    and their resources and prompts (see :mod:`~toolwire.client.host_primitives`)."""
+    and their resources and prompts (see :mod:`~toolwire.client.host.primitives`)."""
 
     def __init__(
         self,
@@ -104,10 +104,10 @@ class Host(HostPrimitives):
         policy: ApprovalPolicy | None = None,
         **client_options: Any,
     ) -> None:
-        from .mcp_config import is_config  # lazy: only for an mcpServers configuration
+        from ..mcp_config import is_config  # lazy: only for an mcpServers configuration
 
         if is_config(servers):  # an mcpServers configuration (toolwire.client.mcp_config)
-            from .mcp_config import clients  # lazy: only for an mcpServers configuration
+            from ..mcp_config import clients  # lazy: only for an mcpServers configuration
 
             servers = clients(servers, Client, {"cache_tools": True, **client_options})
         elif not isinstance(servers, Mapping):
@@ -240,7 +240,7 @@ class Host(HostPrimitives):
         if self._tools is None:
             await self.list_tools()
         tool = self._lookup(name)
-        from ..providers import (
+        from ...providers import (
             null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
         )
 
@@ -259,7 +259,7 @@ class Host(HostPrimitives):
         ``strict=True``: strict function calling (every schema shaped by
         :func:`toolwire.providers.export`, ``"strict": true``); a tool strict mode cannot
         express is left out and reported in :attr:`export_problems` (see
-        :mod:`~toolwire.client.host_exports`). ``strict=False``: the schemas as published.
+        :mod:`~toolwire.client.host.exports`). ``strict=False``: the schemas as published.
         """
         if not strict:
             return [_openai_tool(tool, tool.input_schema) for tool in self.tools]

@@ -50,13 +50,13 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._pip import extra_install
-from ..auth.verifiers import canonical_url
-from ..errors import ClientError
-from .oauth import OAuth, _Server
-from .oauth_discovery import FETCH_TIMEOUT, check_oauth_url
-from .oauth_endpoints import request_tokens
-from .oauth_storage import Registration, Tokens, TokenStorage
+from ..._pip import extra_install
+from ...auth.verifiers import canonical_url
+from ...errors import ClientError
+from .discovery import FETCH_TIMEOUT, check_oauth_url
+from .endpoints import request_tokens
+from .flow import OAuth, _Server
+from .storage import Registration, Tokens, TokenStorage
 
 logger = logging.getLogger("toolwire.client")
 

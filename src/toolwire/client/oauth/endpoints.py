@@ -15,10 +15,10 @@ import time
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from ..errors import ClientError
+from ...errors import ClientError
+from .discovery import FETCH_TIMEOUT, is_loopback
 from .dpop import DPoPKey
-from .oauth_discovery import FETCH_TIMEOUT, is_loopback
-from .oauth_storage import Registration, Tokens
+from .storage import Registration, Tokens
 
 logger = logging.getLogger("toolwire.client")
 

@@ -1,7 +1,7 @@
 """What a host hands each LLM API, and takes back: its tools (:class:`HostTool`) shaped for
 the API, and call results in the form the API takes back.
 
-:class:`~toolwire.client.host.Host` calls :func:`export_tools` for ``openai_tools()``,
+:class:`~toolwire.client.host.host.Host` calls :func:`export_tools` for ``openai_tools()``,
 ``gemini_tools()`` and ``anthropic_tools()``: each tool's input schema goes through
 :func:`toolwire.providers.export`. A tool the provider cannot take (its schema cannot be
 expressed, or its name does not fit) is left out of that export, never sent broken: the
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .client import CallResult
+    from ..client import CallResult
 
 __all__ = [
     "HostTool",
@@ -70,7 +70,7 @@ def export_tools(
 
     ``problems[provider]`` is replaced by {tool name: reasons} for the tools left out.
     """
-    from ..providers import (  # lazy: the providers' schema rules, only for a tool checked or exported for one
+    from ...providers import (  # lazy: the providers' schema rules, only for a tool checked or exported for one
         Unexpressible,
         export,
         name_problems,
