@@ -11,7 +11,7 @@ The HTTP transport drives :class:`OAuth` through two calls: :meth:`OAuth.header`
 request (the ``Authorization: Bearer`` value, refreshed first when the token has expired),
 and :meth:`OAuth.challenge` when the server answers 401 or 403. On a 401 the client
 discovers the authorization server from the server's protected resource metadata
-(:mod:`.oauth_discovery`; read again whenever a token is refused, so a server that moved to
+(:mod:`.discovery`; read again whenever a token is refused, so a server that moved to
 another authorization server is followed there, AU-13; a server without any is a 2025-03-26
 server, authorized by its own origin), gets a client id (pre-registered, a client ID metadata document
 URL, or dynamic registration), and runs the authorization code flow with PKCE S256, a
@@ -23,7 +23,7 @@ the scopes held and the scopes asked for (AU-25), never more.
 
 ``authorize`` is how a person approves: an async callable taking the authorization URL and
 returning the URL the browser was redirected to. The default opens the system browser and
-receives the redirect on ``redirect_uri``, a loopback address (:mod:`.oauth_browser`).
+receives the redirect on ``redirect_uri``, a loopback address (:mod:`.browser`).
 Tokens are never logged.
 """
 
@@ -111,7 +111,7 @@ class OAuth:
     issues bearer tokens as before.
 
     Programs with nobody to approve use the grants for machines instead
-    (:mod:`.oauth_machine`): :class:`~toolwire.client.ClientCredentials`,
+    (:mod:`.machine`): :class:`~toolwire.client.ClientCredentials`,
     :class:`~toolwire.client.WorkloadIdentity`, :class:`~toolwire.client.EnterpriseAuthorization`.
     """
 
