@@ -442,10 +442,10 @@ def test_bad_paths_and_files_that_do_not_parse_exit_2_after_the_rest(tmp_path: P
 
 
 def test_the_import_table_of_the_docs_is_written_from_the_source() -> None:
-    from toolwire.cli.migrate_doc import TITLES, page
+    from toolwire.cli.migrate.doc import TITLES, page
 
     text = (ROOT / DOC).read_text(encoding="utf-8")
-    assert text == page(text), "regenerate it: python -m toolwire.cli.migrate_doc docs/migrating.md"
+    assert text == page(text), "regenerate it: python -m toolwire.cli.migrate.doc docs/migrating.md"
     headings = {  # as MkDocs writes their anchors
         re.sub(r"[^a-z0-9 -]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
         for line in text.splitlines()
@@ -456,9 +456,9 @@ def test_the_import_table_of_the_docs_is_written_from_the_source() -> None:
 
 
 def test_the_table_moves_only_incumbent_modules_to_toolwire_modules() -> None:
-    from toolwire.cli.migrate import ROOTS
-    from toolwire.cli.migrate_doc import TITLES
-    from toolwire.cli.migrate_table import ROWS
+    from toolwire.cli.migrate.doc import TITLES
+    from toolwire.cli.migrate.rewrite import ROOTS
+    from toolwire.cli.migrate.table import ROWS
 
     assert len({(row[0], row[1]) for row in ROWS}) == len(ROWS)
     for module, name, target, target_name, section, note in ROWS:

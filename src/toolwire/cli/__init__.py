@@ -31,8 +31,10 @@ import sys
 
 from .. import __version__
 from ..server.launch import split_target
-from . import install_command, lint_command, migrate_command, proxy_command
+from . import lint_command, proxy_command
+from .install import command as install_command
 from .loading import LoadError, RunCall, load
+from .migrate import command as migrate_command
 from .options import HELP, TARGET_HELP, http_arguments, port_number, seconds, server_arguments
 from .user_output import to_stderr
 

@@ -1,6 +1,6 @@
 """Where each import of the official ``mcp`` SDK (1.x and 2.x) and of FastMCP goes in toolwire:
 the one source of ``toolwire migrate`` and of the import table in docs/migrating.md
-(``python -m toolwire.cli.migrate_doc`` writes it there).
+(``python -m toolwire.cli.migrate.doc`` writes it there).
 
 Each row is ``(module, name, target module, target name, section, note)``:
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .install import InstallError
+from .config import InstallError
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

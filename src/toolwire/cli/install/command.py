@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..server.launch import split_target
+from ...server.launch import split_target
+from ..loading import LoadError, load_server
+from .config import CLIENTS, InstallError, Written, install
 from .hosts import GENERIC, HOSTS, Host
-from .install import CLIENTS, InstallError, Written, install
-from .loading import LoadError, load_server
 
 JSON = dict[str, Any]
 URL_PREFIXES = ("http://", "https://")
@@ -94,8 +94,8 @@ def add_parser(commands: Any) -> None:
 
 def command(options: argparse.Namespace) -> int:
     """Run ``install``; returns the exit code."""
-    from .commands import OK, usage_error  # lazy: only when the command runs, not for --help
-    from .targets import TargetError  # lazy: only when the command runs, not for --help
+    from ..commands import OK, usage_error  # lazy: only when the command runs, not for --help
+    from ..targets import TargetError  # lazy: only when the command runs, not for --help
 
     try:
         _install(options)
@@ -105,8 +105,8 @@ def command(options: argparse.Namespace) -> int:
 
 
 def _install(options: argparse.Namespace) -> None:
-    from .install_inputs import environment  # lazy: only when the command runs, not for --help
-    from .targets import parse_headers  # lazy: only when the command runs, not for --help
+    from ..targets import parse_headers  # lazy: only when the command runs, not for --help
+    from .inputs import environment  # lazy: only when the command runs, not for --help
 
     host = HOSTS[options.client] if options.client else None
     if host is None and not options.json:
@@ -153,7 +153,7 @@ def _install(options: argparse.Namespace) -> None:
     else:
         if header_values:
             raise InstallError("--header is for a URL entry (--url URL, or a URL target)")
-        from .install_checks import (
+        from .checks import (
             stdio_warning,  # lazy: only when the command runs, not for --help
         )
 
@@ -184,7 +184,7 @@ def _install(options: argparse.Namespace) -> None:
 
 def _load(target: str) -> tuple[Any, str]:
     """The server in ``target`` and ``target`` with its file made absolute."""
-    from .progress import spinner  # lazy: only when the command runs, not for --help
+    from ..progress import spinner  # lazy: only when the command runs, not for --help
 
     try:
         with spinner(f"Loading {target}"):
@@ -196,8 +196,8 @@ def _load(target: str) -> tuple[Any, str]:
 
 
 def _probe(url: str, header_values: dict[str, str]) -> tuple[str | None, str | None]:
-    from .install_checks import probe  # lazy: only when the command runs, not for --help
-    from .progress import spinner  # lazy: only when the command runs, not for --help
+    from ..progress import spinner  # lazy: only when the command runs, not for --help
+    from .checks import probe  # lazy: only when the command runs, not for --help
 
     with spinner(f"Connecting to {url}"):
         return probe(url, header_values)

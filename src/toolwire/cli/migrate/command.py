@@ -1,5 +1,5 @@
 """``toolwire migrate PATH ...``: rewrite the ``mcp`` and ``fastmcp`` imports of files and
-trees to toolwire's (:mod:`toolwire.cli.migrate`).
+trees to toolwire's (:mod:`toolwire.cli.migrate.rewrite`).
 
 A folder is walked for ``*.py`` files, skipping hidden folders (``.venv``, ``.git``, ...),
 virtual environments, ``node_modules``, ``__pycache__``, ``build`` and ``dist``. Each file is
@@ -20,10 +20,10 @@ import tokenize
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .options import HELP
+from ..options import HELP
 
 if TYPE_CHECKING:
-    from .migrate import Migration
+    from .rewrite import Migration
 
 OK, CHANGES, USAGE = 0, 1, 2
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -79,7 +79,7 @@ def python_files(path: Path) -> list[Path]:
 def command(options: argparse.Namespace) -> int:
     """Migrate every file; returns the exit code."""
 
-    from .migrate import Targets, migrate  # lazy: only when the command runs, not for --help
+    from .rewrite import Targets, migrate  # lazy: only when the command runs, not for --help
 
     targets = Targets()
     findings_out = sys.stderr if options.diff else sys.stdout

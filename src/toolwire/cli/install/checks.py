@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..auth.tokens import may_use
-from ..client import Client
-from ..errors import Unauthorized
+from ...auth.tokens import may_use
+from ...client import Client
+from ...errors import Unauthorized
 
 TIMEOUT = 10.0
 

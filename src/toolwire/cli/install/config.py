@@ -3,7 +3,7 @@
 The file is edited, never replaced: other entries and settings stay, the previous file is
 kept as ``<file>.bak``, the new one is written next to it and moved into place, and an
 existing entry of the same name is only overwritten with ``--force``. The command itself
-(arguments, checks, what it prints) is in :mod:`toolwire.cli.install_command`.
+(arguments, checks, what it prints) is in :mod:`toolwire.cli.install.command`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``toolwire migrate``'s rewriting: the ``mcp`` and ``fastmcp`` imports of one Python source
-turned into toolwire's, as :mod:`toolwire.cli.migrate_table` says, and nothing else touched.
+turned into toolwire's, as :mod:`toolwire.cli.migrate.table` says, and nothing else touched.
 
 Only import statements change, each in place (``ast`` gives their positions): comments,
 formatting and line endings elsewhere stay byte for byte. A ``from`` import whose names all
@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from .migrate_table import ROWS
+from .table import ROWS
 
 DOC = "docs/migrating.md"
 ROOTS = ("mcp", "fastmcp", "mcp_types", "fastmcp_tasks")
