@@ -11,8 +11,8 @@ Layers (dependencies point downwards only; client and server never import each o
        feature packages built on the server: composition, extensions, admission
     4  server/   client/
     3  transports/  telemetry/
-    2  tools, resources, prompts, components, dependencies, content, schema, providers, lint,
-       docstrings, types, auth, safety
+    2  tools, resources, prompts, components, functions, content, schema, providers, lint,
+       types, auth, safety
     1  protocol/
     0  jsonrpc, errors, _pip
 """
@@ -36,23 +36,15 @@ LAYERS = {
     "_pip": 0,
     "protocol": 1,
     "tools": 2,
-    "nonblocking": 2,
     "functions": 2,
-    "dependencies": 2,
     "resources": 2,
     "prompts": 2,
     "completion": 2,
     "components": 2,
     "content": 2,
     "schema": 2,
-    "_schema_clean": 2,
-    "_schema_common": 2,
-    "_schema_fast": 2,
-    "_schema_pydantic": 2,
-    "_schema_given": 2,
     "providers": 2,
     "_compat": 2,
-    "docstrings": 2,
     "skillmd": 2,
     "lint": 2,
     "types": 2,

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from toolwire.docstrings import Docstring, parse_docstring
+from toolwire.functions.docstrings import Docstring, parse_docstring
 
 
 def test_empty_and_none() -> None:

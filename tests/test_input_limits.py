@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from toolwire import Server
 from toolwire.safety import check_arguments
-from toolwire.schema import InvalidArguments
+from toolwire.schema.function import InvalidArguments
 
 from http_server import serve_http
 from mcp_spec import WireChecker

@@ -24,8 +24,8 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
-from toolwire import schema as schema_module
-from toolwire.schema import FunctionSchema, InvalidArguments, function_schema
+from toolwire.schema import function as schema_module
+from toolwire.schema.function import FunctionSchema, InvalidArguments, function_schema
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -1165,14 +1165,14 @@ def test_import_and_fast_path_do_not_load_pydantic() -> None:
     code = textwrap.dedent(
         """
         import sys
-        import toolwire.schema
+        import toolwire.schema.function
         assert "pydantic" not in sys.modules, "import"
 
         def add(a: int, b: int) -> int:
             '''Add two integers.'''
             return a + b
 
-        fs = toolwire.schema.function_schema(add)
+        fs = toolwire.schema.function.function_schema(add)
         assert fs.validate({"a": 1, "b": "2"}) == {"a": 1, "b": 2}
         assert fs.dump_output(3) == 3
         assert "pydantic" not in sys.modules, "fast path"

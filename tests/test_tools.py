@@ -628,7 +628,7 @@ def _area(width: float, height: float) -> float:
     ],
 )
 def test_never_blocks_accepts_only_straight_line_arithmetic(fn: Any, expected: bool) -> None:
-    from toolwire.nonblocking import never_blocks
+    from toolwire.functions.nonblocking import never_blocks
 
     assert never_blocks(fn) is expected
 

@@ -12,8 +12,8 @@ import pytest
 
 from servers.live_peer import load
 from toolwire import Client, RegistrationError, Server
-from toolwire import schema as schema_module
-from toolwire.schema import InvalidArguments, function_schema
+from toolwire.schema import function as schema_module
+from toolwire.schema.function import InvalidArguments, function_schema
 
 from mcp_spec import WireChecker
 from wire import MODERN, SERVERS

@@ -32,7 +32,7 @@ from .errors import (
     ToolwireError,
     Unauthorized,
 )
-from .functions import Depends
+from .functions.inspection import Depends
 from .prompts import AssistantMessage, Message, UserMessage
 from .resources import ResourceNotFound
 from .safety import CommandPolicy, SafePath, strip_control

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import jsonrpc
 from .errors import RPCError, ToolError
-from .functions import error_message, is_async
+from .functions.inspection import error_message, is_async
 
 logger = logging.getLogger("toolwire")
 

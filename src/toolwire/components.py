@@ -19,7 +19,7 @@ from .auth.tokens import access_rules
 from .errors import RegistrationError
 
 if TYPE_CHECKING:
-    from .dependencies import Plan
+    from .functions.dependencies import Plan
 
 JSON = dict[str, Any]
 RunSync = Callable[[Callable[..., Any], dict[str, Any]], Awaitable[Any]]
@@ -98,7 +98,7 @@ class Component:
     version: str | None = None
     fn: Any  # the function (None for a resource given as its content)
     is_async: bool
-    # How its dependencies are filled in (toolwire.dependencies); None for most components.
+    # How its dependencies are filled in (toolwire.functions.dependencies); None for most components.
     plan: Plan | None = None
 
     def _describe(self, documented: str | None, metadata: Metadata) -> None:
@@ -148,7 +148,7 @@ class Component:
     async def _call(self, kwargs: dict[str, Any], run_sync: RunSync, context: Any = None) -> Any:
         """Call the function: awaited when async, else through ``run_sync`` (a worker
         thread), so a slow sync function never blocks the event loop; its dependencies
-        (``plan``, :mod:`toolwire.dependencies`) filled in first, cleaned up after."""
+        (``plan``, :mod:`toolwire.functions.dependencies`) filled in first, cleaned up after."""
         assert self.fn is not None
         if self.plan is not None:
             return await self.plan.call(self.fn, self.is_async, kwargs, context, run_sync)

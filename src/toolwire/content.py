@@ -47,7 +47,7 @@ import orjson
 from . import jsonrpc
 
 if TYPE_CHECKING:
-    from .schema import FunctionSchema
+    from .schema.function import FunctionSchema
 
 JSON = dict[str, Any]
 

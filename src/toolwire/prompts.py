@@ -35,13 +35,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc
-from ._schema_common import EMPTY, UNIONS
 from .completion import prefix_completer
 from .components import Component, Metadata
 from .content import content_block
-from .docstrings import parse_docstring
 from .errors import RegistrationError, RPCError, ToolError
-from .functions import (
+from .functions.docstrings import parse_docstring
+from .functions.inspection import (
     EXPECTED_ERRORS,
     Dependency,
     describe,
@@ -52,6 +51,7 @@ from .functions import (
     signature_of,
     unwrap,
 )
+from .schema.common import EMPTY, UNIONS
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -326,7 +326,9 @@ class Prompt(Component):
             )
         self._by_name = {argument.name: argument for argument in self.arguments}
         if dependencies:
-            from .dependencies import plan  # lazy: only for a function that declares dependencies
+            from .functions.dependencies import (
+                plan,  # lazy: only for a function that declares dependencies
+            )
 
             self.plan = plan(f"prompt {self.name!r}", dependencies, inject, provided)
         # scopes/auth: who may list, get and complete it (as for tools)

@@ -1,6 +1,6 @@
 """Provider profiles: what each LLM API accepts as a tool's input schema, and exports shaped for it.
 
-A tool publishes one portable JSON Schema (:mod:`toolwire.schema`). The model providers accept
+A tool publishes one portable JSON Schema (:mod:`toolwire.schema.function`). The model providers accept
 different subsets of JSON Schema for function/tool declarations; this module knows each subset,
 says why a schema falls outside it, and reshapes a schema to fit when it can. It is pure (no
 I/O, no imports beyond the standard library) and is loaded only by what uses it (``Host``'s

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .components import Component, Metadata, annotation_dict
 from .content import NonFiniteNumber, text_result, to_result
 from .errors import RegistrationError, RPCError, ToolError
-from .functions import (
+from .functions.inspection import (
     EXPECTED_ERRORS,
     Dependency,
     cancelled_from_outside,
@@ -30,7 +30,7 @@ from .functions import (
 )
 from .protocol.header_params import header_params
 from .safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH, check_arguments, strip_control_json
-from .schema import FunctionSchema, InvalidArguments, function_schema
+from .schema.function import FunctionSchema, InvalidArguments, function_schema
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -49,7 +49,7 @@ _ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint"
 # timeouts apply. Two kinds run inline instead, saving the thread hand-off (~35 us, more
 # than a quick tool takes): those declared `blocking=False` (the author's promise; not with a
 # timeout, which an inline call could not honour), and those whose code provably never
-# blocks (straight-line arithmetic on plain arguments, see toolwire.nonblocking), judged on
+# blocks (straight-line arithmetic on plain arguments, see toolwire.functions.nonblocking), judged on
 # their first call. `blocking=True` keeps a tool on threads always.
 
 
@@ -215,7 +215,9 @@ class Tool(Component):
         self.plan = None  # on the instance: checked on every call, found at once
         injected = self.schema.injected
         if injected and any(isinstance(d, Dependency) for d in injected.values()):
-            from .dependencies import plan  # lazy: only for a function that declares dependencies
+            from .functions.dependencies import (
+                plan,  # lazy: only for a function that declares dependencies
+            )
 
             self.plan = plan(f"tool {self.name!r}", self.schema.injected, inject, provided)
             self.inline = False  # its dependencies are resolved on the event loop first
@@ -361,7 +363,9 @@ class Tool(Component):
 
     def _judge(self) -> None:
         """After a first call on a thread: run inline from now on if the code never blocks."""
-        from .nonblocking import never_blocks  # lazy: only to judge whether a tool blocks the loop
+        from .functions.nonblocking import (
+            never_blocks,  # lazy: only to judge whether a tool blocks the loop
+        )
 
         self._judged = True
         if never_blocks(self.fn):

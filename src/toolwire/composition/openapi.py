@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 
 from .._pip import pip_install
-from .._schema_common import generic_dumper, wrap_result
 from ..errors import RegistrationError
-from ..schema import FunctionSchema, InvalidArguments
+from ..schema.common import generic_dumper, wrap_result
+from ..schema.function import FunctionSchema, InvalidArguments
 from ..server.components.registry import Registry
 from ..tools import Tool
 from .openapi_call import Caller, Operation, Param
@@ -337,7 +337,7 @@ def _validator(schema: JSON, nulls: frozenset[str]) -> Callable[[JSON], JSON]:
     try:
         from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # optional: jsonschema (the jsonschema extra)
 
-        from .._schema_given import _validator as given  # lazy: only for a schema given by hand
+        from ..schema.given import _validator as given  # lazy: only for a schema given by hand
 
         strict = {**schema, "additionalProperties": False}
         check = given(Draft202012Validator(strict), known, True)

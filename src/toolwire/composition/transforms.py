@@ -30,11 +30,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._schema_common import generic_dumper
 from ..content import text_result
 from ..errors import RegistrationError, RPCError
 from ..protocol.header_params import header_params
-from ..schema import FunctionSchema
+from ..schema.common import generic_dumper
+from ..schema.function import FunctionSchema
 from ..server.inputs import InputRequired
 from ..tools import JSON, RunSync, Tool, failure_result
 

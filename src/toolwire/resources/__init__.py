@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..components import Component, Metadata, annotation_dict
 from ..content import _Media
 from ..errors import RegistrationError, ToolError
-from ..functions import (
+from ..functions.inspection import (
     EXPECTED_ERRORS,
     Dependency,
     describe,
@@ -35,7 +35,7 @@ from ..functions import (
     signature_of,
     unwrap,
 )
-from ..schema import InvalidArguments, function_schema
+from ..schema.function import InvalidArguments, function_schema
 from .contents import listed_type, to_contents, value_type
 from .uri_template import UriTemplate, is_template
 
@@ -124,7 +124,7 @@ class _Readable(Component):
             except (TypeError, ValueError) as exc:
                 raise RegistrationError(f"Resource {fallback_name!r}: {exc}") from exc
             if any(isinstance(d, Dependency) for d in schema.injected.values()):
-                from ..dependencies import (
+                from ..functions.dependencies import (
                     plan,  # lazy: only for a function that declares dependencies
                 )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..schema import InvalidArguments
+from ..schema.function import InvalidArguments
 from .text import strip_control
 
 __all__ = ["MAX_ARGUMENT_DEPTH", "MAX_STRING_LENGTH", "check_arguments"]
@@ -33,7 +33,7 @@ def check_arguments(
     max_depth: int | None = MAX_ARGUMENT_DEPTH,
     max_length: int | None = MAX_STRING_LENGTH,
 ) -> None:
-    """Raise :class:`~toolwire.schema.InvalidArguments` naming the first field nested deeper
+    """Raise :class:`~toolwire.schema.function.InvalidArguments` naming the first field nested deeper
     than ``max_depth`` or holding a string longer than ``max_length`` (None: no limit)."""
     depth_limit = sys.maxsize if max_depth is None else max_depth
     length_limit = sys.maxsize if max_length is None else max_length

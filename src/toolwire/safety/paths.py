@@ -51,7 +51,7 @@ class SafePath:
     ``root`` is resolved once, when the annotation is made; it need not exist yet.
     """
 
-    # schema.py: a string parameter whose validation this object performs.
+    # schema/function.py: a string parameter whose validation this object performs.
     __toolwire_string_param__ = True
 
     def __init__(self, root: str | os.PathLike[str], *, exists: bool | None = None) -> None:

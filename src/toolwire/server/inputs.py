@@ -32,8 +32,8 @@ from typing import Any
 import orjson
 
 from .. import jsonrpc
-from .._schema_clean import clean_schema
 from ..errors import RPCError, ToolError
+from ..schema.clean import clean_schema
 from ..tools import Tool
 
 JSON = dict[str, Any]

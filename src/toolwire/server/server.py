@@ -328,7 +328,9 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         scope="lifespan")``, or ``@mcp.provide(Pool, scope="lifespan")`` on the provider;
         as ``Annotated[Pool, Depends(make_pool, scope=...)]`` would (:func:`toolwire.Depends`,
         docs/runtime.md, "Dependencies"). Returns the provider (or the decorator)."""
-        from ..dependencies import provide  # lazy: only for a function that declares dependencies
+        from ..functions.dependencies import (
+            provide,  # lazy: only for a function that declares dependencies
+        )
 
         if provider is None:
             return lambda fn: self.provide(key, fn, scope=scope)

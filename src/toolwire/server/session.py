@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import jsonrpc
 from ..errors import RPCError, ToolError
-from ..functions import cancelled_from_outside
+from ..functions.inspection import cancelled_from_outside
 from ..protocol import shaping
 from ..protocol.revisions import (
     FEATURES,

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..._schema_clean import clean_schema
 from ...errors import ToolError
+from ...schema.clean import clean_schema
 from ..inputs import ElicitationResult
 
 

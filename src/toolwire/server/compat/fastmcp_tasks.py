@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...functions import Dependency
+from ...functions.inspection import Dependency
 from ...tools import TaskConfig
 from ..context import Context
 

@@ -47,7 +47,7 @@ from typing_extensions import TypeVar
 
 from ...content import content_block, text_result, to_json_text
 from ...errors import McpError, RPCError
-from ...functions import is_async
+from ...functions.inspection import is_async
 from ...protocol import shaping
 from ...protocol.revisions import FEATURES
 from ...tools import DeadlinePassed, before, failure_result

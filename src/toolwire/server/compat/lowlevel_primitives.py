@@ -31,7 +31,7 @@ from ... import jsonrpc
 from ...completion import completion_result
 from ...content import _Media
 from ...errors import RPCError, ToolError
-from ...functions import EXPECTED_ERRORS, error_message, own_code, raised_by
+from ...functions.inspection import EXPECTED_ERRORS, error_message, own_code, raised_by
 from ...prompts import to_messages
 from ...protocol import shaping
 from ...protocol.revisions import Features

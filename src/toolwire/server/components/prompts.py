@@ -28,7 +28,7 @@ from ... import jsonrpc
 from ...completion import run_completer
 from ...components import Metadata
 from ...errors import RPCError
-from ...functions import is_async
+from ...functions.inspection import is_async
 from ...prompts import Prompt
 from ...protocol import shaping
 from ...protocol.revisions import Features

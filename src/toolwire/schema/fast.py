@@ -1,4 +1,4 @@
-"""The pydantic-free path of :mod:`toolwire.schema`, for tools with primitive signatures.
+"""The pydantic-free path of :mod:`toolwire.schema.function`, for tools with primitive signatures.
 
 Most tools take a few ``int``/``float``/``str``/``bool`` parameters (optionally ``X | None``)
 with plain defaults and return a primitive or nothing. For them the schema is written by hand,
@@ -15,7 +15,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from ._schema_common import (
+from ..functions.docstrings import Docstring
+from .common import (
     EMPTY,
     NONE_TYPE,
     UNIONS,
@@ -30,7 +31,6 @@ from ._schema_common import (
     unknown_checked,
     wrap_result,
 )
-from .docstrings import Docstring
 
 __all__ = [
     "FAST_RETURNS",
@@ -114,7 +114,7 @@ def fast_input_schema(fields: list[FastField], doc: Docstring) -> dict[str, Any]
 def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
     """The validator of ``fields``; ``extra`` is what becomes of argument names that are no
     parameter: ``"forbid"`` (an error each), ``"ignore"`` (dropped) or ``"allow"`` (passed on,
-    for a function with ``**kwargs``), see :func:`toolwire._schema_common.unknown_checked`."""
+    for a function with ``**kwargs``), see :func:`toolwire.schema.common.unknown_checked`."""
     from pydantic_core import (  # lazy: pydantic, off the import path until a schema needs it
         SchemaValidator,
         ValidationError,

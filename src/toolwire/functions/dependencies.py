@@ -2,7 +2,7 @@
 
 A parameter is a dependency when it is annotated ``Annotated[T, Depends(provider)]``, has
 ``Depends(provider)`` as its default, or has a type given to ``Server.provide(T,
-provider)`` (:func:`toolwire.functions.Depends`). The call's ``Context`` is the built-in case:
+provider)`` (:func:`toolwire.functions.inspection.Depends`). The call's ``Context`` is the built-in case:
 a parameter annotated ``Context`` gets the call's context, and so does a provider's.
 
 At registration, :func:`plan` turns a component's dependencies into a :class:`Plan`: each
@@ -38,8 +38,8 @@ import typing
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from .errors import RegistrationError, RPCError, ToolError
-from .functions import (
+from ..errors import RegistrationError, RPCError, ToolError
+from .inspection import (
     EXPECTED_ERRORS,
     SCOPES,
     Dependency,

@@ -12,13 +12,15 @@ import dis
 import functools
 import inspect
 import sys
+import types
 import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from ._schema_common import EMPTY, UNIONS
+EMPTY = inspect.Parameter.empty
+UNIONS: tuple[Any, ...] = (typing.Union, types.UnionType)  # X | None and Optional[X]
 
 # Exceptions that tool authors raise on purpose to tell the model what went wrong. Their
 # message is shown when the tool's own code raised them; from inside a library it is masked.
@@ -131,7 +133,7 @@ SCOPES = ("request", "lifespan")
 
 class Dependency:
     """A parameter the server fills in with what ``provider`` gives (made by :func:`Depends`
-    or by ``Server.provide``); resolved by :mod:`toolwire.dependencies`."""
+    or by ``Server.provide``); resolved by :mod:`toolwire.functions.dependencies`."""
 
     __slots__ = ("provider", "scope")
 

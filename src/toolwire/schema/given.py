@@ -16,8 +16,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from ._pip import extra_install
-from ._schema_common import MAX_MESSAGE, InvalidArguments, Validator
+from .._pip import extra_install
+from .common import MAX_MESSAGE, InvalidArguments, Validator
 
 JSON = dict[str, Any]
 

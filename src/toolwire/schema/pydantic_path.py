@@ -1,10 +1,10 @@
-"""The pydantic path of :mod:`toolwire.schema`, for every signature the fast path cannot take.
+"""The pydantic path of :mod:`toolwire.schema.function`, for every signature the fast path cannot take.
 
 The parameters become an arguments model built with ``create_model``, the return type a
 ``TypeAdapter``. pydantic is imported inside the functions, never at module level, so that
-importing :mod:`toolwire.schema` (and with it this module) stays cheap: the cost is paid by the
+importing :mod:`toolwire.schema.function` (and with it this module) stays cheap: the cost is paid by the
 first tool that needs it. The ``"portable"`` profile cleans the schemas pydantic writes (see
-:mod:`toolwire._schema_clean`).
+:mod:`toolwire.schema.clean`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from typing import Any
 
 import orjson
 
-from ._compat import pydantic_ready
-from ._schema_clean import clean_schema, expand_root_ref
-from ._schema_common import (
+from .._compat import pydantic_ready
+from ..functions.docstrings import Docstring
+from .clean import clean_schema, expand_root_ref
+from .common import (
     EMPTY,
     MAX_MESSAGE,
     NONE_TYPE,
@@ -33,7 +34,6 @@ from ._schema_common import (
     unknown_checked,
     wrap_result,
 )
-from .docstrings import Docstring
 
 __all__ = ["pydantic_input", "pydantic_output"]
 
@@ -73,7 +73,7 @@ def pydantic_input(
 
     ``unknown``: what becomes of argument names that are no parameter (``"forbid"``,
     ``"ignore"``, or ``"allow"`` for a function with ``**kwargs``), see
-    :func:`toolwire._schema_common.unknown_checked`. It is checked there, not by the model:
+    :func:`toolwire.schema.common.unknown_checked`. It is checked there, not by the model:
     a model's ``extra`` setting would reach the TypedDicts among the parameters too."""
     from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
         BaseModel,
@@ -118,7 +118,7 @@ def pydantic_input(
         model: type[BaseModel] = create_model(
             f"{name}Arguments",
             __config__=config,
-            __module__=getattr(func, "__module__", None) or "toolwire.schema",
+            __module__=getattr(func, "__module__", None) or "toolwire.schema.function",
             **fields,
         )
         schema = model.model_json_schema()

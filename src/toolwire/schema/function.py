@@ -6,20 +6,20 @@
 
 Two paths give the same result:
 
-* the **fast path** (:mod:`toolwire._schema_fast`) covers the common case -- every parameter an
+* the **fast path** (:mod:`toolwire.schema.fast`) covers the common case -- every parameter an
   ``int``/``float``/``str``/``bool`` (optionally ``X | None``) with a plain default, and a
   primitive (or no) return type. It writes the schema by hand and never imports pydantic; its
   validator is a ``pydantic_core.SchemaValidator`` built from a hand-written core schema on
   first use.
-* everything else goes through pydantic (:mod:`toolwire._schema_pydantic`, imported lazily
+* everything else goes through pydantic (:mod:`toolwire.schema.pydantic_path`, imported lazily
   like pydantic itself): an arguments model built with ``create_model`` and a ``TypeAdapter``
   for the return type.
 
 This module inspects the signature, picks the path for the parameters and for the return
-type, and bundles the result; the exceptions live in :mod:`toolwire._schema_common` so both
+type, and bundles the result; the exceptions live in :mod:`toolwire.schema.common` so both
 paths can raise them, and are exported from here.
 
-The default ``"portable"`` profile cleans pydantic's schema (see :mod:`toolwire._schema_clean`);
+The default ``"portable"`` profile cleans pydantic's schema (see :mod:`toolwire.schema.clean`);
 ``profile="pydantic"`` keeps it verbatim.
 """
 
@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
-from ._schema_common import (
+from ..functions.docstrings import parse_docstring
+from ..functions.inspection import Dependency, describe, injected_as, signature_of
+from .common import (
     EMPTY,
     Dumper,
     InvalidArguments,
@@ -40,10 +42,8 @@ from ._schema_common import (
     Validator,
     generic_dumper,
 )
-from ._schema_fast import FAST_RETURNS, fast_input_schema, fast_output, fast_validator
-from ._schema_fast import fast_fields as _fast_fields
-from .docstrings import parse_docstring
-from .functions import Dependency, describe, injected_as, signature_of
+from .fast import FAST_RETURNS, fast_input_schema, fast_output, fast_validator
+from .fast import fast_fields as _fast_fields
 
 __all__ = ["FunctionSchema", "InvalidArguments", "OutputMismatch", "function_schema"]
 
@@ -106,7 +106,7 @@ def function_schema(
     ``FunctionSchema.injected``. ``structured_output=False`` turns
     the output schema off; ``True`` requires one (``TypeError`` if the return type has none).
     Annotations that cannot be turned into a schema raise ``TypeError``. ``input_schema``
-    is the author's own JSON Schema 2020-12 for the arguments (:mod:`toolwire._schema_given`),
+    is the author's own JSON Schema 2020-12 for the arguments (:mod:`toolwire.schema.given`),
     published verbatim instead of one derived from the parameters.
     ``unknown_arguments``: a call's argument names that are no parameter are an error
     (``"reject"``), dropped unless close to a parameter's name (``"ignore"``: that one is
@@ -174,14 +174,14 @@ def _function_schema(
     fast = _fast_fields(params) if allow_fast and portable and given is None else None
     make_validator: Callable[[], Validator]
     if given is not None:
-        from ._schema_given import given_input  # lazy: only for a schema given by hand
+        from .given import given_input  # lazy: only for a schema given by hand
 
         input_schema, make_validator = given_input(name, given, params, takes_any)
     elif fast is not None:
         input_schema = fast_input_schema(fast, doc)
         make_validator = partial(fast_validator, fast, extra)
     else:
-        from ._schema_pydantic import (
+        from .pydantic_path import (
             pydantic_input,  # lazy: the pydantic path, only for a type the fast path does not take
         )
 
@@ -199,7 +199,7 @@ def _function_schema(
     elif allow_fast and (ret is EMPTY or ret is None or ret is Any or ret in FAST_RETURNS):
         output = fast_output(ret, structured_output, name)
     else:
-        from ._schema_pydantic import (
+        from .pydantic_path import (
             pydantic_output,  # lazy: the pydantic path, only for a type the fast path does not take
         )
 

@@ -1,19 +1,19 @@
-"""What both paths of :mod:`toolwire.schema` share: its exceptions, aliases and small helpers.
+"""What both paths of :mod:`toolwire.schema.function` share: its exceptions, aliases and small helpers.
 
-The fast path (:mod:`toolwire._schema_fast`) and the pydantic path
-(:mod:`toolwire._schema_pydantic`) both raise :class:`InvalidArguments` and
+The fast path (:mod:`toolwire.schema.fast`) and the pydantic path
+(:mod:`toolwire.schema.pydantic_path`) both raise :class:`InvalidArguments` and
 :class:`OutputMismatch`, report pydantic-core errors the same way and fall back to the same
-dumper; keeping those here lets :mod:`toolwire.schema` import both paths without a cycle.
+dumper; keeping those here lets :mod:`toolwire.schema.function` import both paths without a cycle.
 Nothing here imports pydantic at module level.
 """
 
 from __future__ import annotations
 
-import inspect
-import types
 import typing
 from collections.abc import Callable
 from typing import Any
+
+from ..functions.inspection import EMPTY, UNIONS
 
 __all__ = [
     "EMPTY",
@@ -36,9 +36,7 @@ __all__ = [
 Validator = Callable[[dict[str, Any]], dict[str, Any]]
 Dumper = Callable[[Any], Any]
 
-EMPTY = inspect.Parameter.empty
 NONE_TYPE = type(None)
-UNIONS: tuple[Any, ...] = (typing.Union, types.UnionType)
 _JSON_SCALARS = frozenset({int, float, str, bool, NONE_TYPE})
 MAX_MESSAGE = 300  # characters of a validation message passed on to the model
 
@@ -50,7 +48,7 @@ class InvalidArguments(Exception):
     ``("items.0.name", "Field required")``; the path is empty for the arguments as a whole.
     """
 
-    __module__ = "toolwire.schema"  # its public home, shown in tracebacks and reprs
+    __module__ = "toolwire.schema.function"  # its public home, shown in tracebacks and reprs
 
     def __init__(self, errors: list[tuple[str, str]]) -> None:
         super().__init__(errors)
@@ -63,7 +61,7 @@ class InvalidArguments(Exception):
 class OutputMismatch(ValueError):
     """A tool returned a value that does not fit its declared return type (its output schema)."""
 
-    __module__ = "toolwire.schema"
+    __module__ = "toolwire.schema.function"
 
 
 def error_list(exc: Any) -> list[tuple[str, str]]:
