@@ -37,7 +37,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from toolwire import Server, ToolError
 from toolwire.auth import AccessToken, ResourceServer, StaticTokens
 from toolwire.telemetry import Telemetry
-from toolwire.transports.http.trace import current_request
+from toolwire.transports.http_trace import current_request
 
 from http_server import serve_http
 from mcp_spec import WireChecker

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from toolwire.transports import writes
+from toolwire.transports.stdio import writes
 
 pytestmark = pytest.mark.timeout(10)
 

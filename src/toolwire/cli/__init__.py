@@ -197,7 +197,7 @@ def _run(options: argparse.Namespace) -> int:
 
     if options.transport == "stdio":
         # before the user's file runs: what it prints goes to stderr, not to the client
-        from ..transports.stdio_guard import (  # lazy: only when serving stdio
+        from ..transports.stdio.guard import (  # lazy: only when serving stdio
             hold_stdio,
             serving_file,
         )

@@ -57,7 +57,7 @@ def command(options: argparse.Namespace) -> int:
     from .targets import TargetError, resolve  # lazy: only when the command runs, not for --help
 
     if options.transport == "stdio":
-        from ..transports.stdio_guard import hold_stdio  # lazy: only when serving stdio
+        from ..transports.stdio.guard import hold_stdio  # lazy: only when serving stdio
 
         hold_stdio()  # what the upstream prints goes to stderr, not to the client
     try:

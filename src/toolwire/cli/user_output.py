@@ -5,7 +5,7 @@ loads, and its tools or lifespan when they run in this process. While the user's
 (:func:`to_stderr`), descriptor 1 points at stderr, so ``print()``, ``sys.stdout`` and C
 code writing to descriptor 1 land there; the command prints its result after, on the real
 stdout. (``toolwire run`` serving stdio keeps the streams for the protocol for good, see
-:mod:`toolwire.transports.stdio_guard`.)
+:mod:`toolwire.transports.stdio.guard`.)
 """
 
 from __future__ import annotations

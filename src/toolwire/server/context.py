@@ -51,7 +51,7 @@ from .request import LOG_RANK as LOG_RANK
 from .request import Connection, Request, Rule
 
 if TYPE_CHECKING:
-    from ..transports.http.trace import HttpRequest
+    from ..transports.http_trace import HttpRequest
     from .compat.sdk_session import RequestContext, ServerSession
     from .state import CallerState
 
@@ -155,9 +155,9 @@ class Context(FastMCPContext):
     @property
     def http(self) -> HttpRequest | None:
         """The HTTP request that carried this call (headers, client address, method, path,
-        URL, verified token: :class:`~toolwire.transports.http.trace.HttpRequest`); None on
+        URL, verified token: :class:`~toolwire.transports.http_trace.HttpRequest`); None on
         stdio and in memory. A legacy call keeps the POST that brought it."""
-        from ..transports.http.trace import current_request  # lazy: only over HTTP
+        from ..transports.http_trace import current_request  # lazy: only over HTTP
 
         return current_request.get()
 

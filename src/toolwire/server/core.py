@@ -483,7 +483,7 @@ class ServerCore:
         if take(self, transport, options):
             return
         if transport == "stdio":
-            from ..transports.stdio import run_stdio  # lazy: only when serving stdio
+            from ..transports.stdio.serving import run_stdio  # lazy: only when serving stdio
 
             run_stdio(self.run_stdio_async, **options)
         elif transport in ("http", "streamable-http"):
@@ -595,8 +595,8 @@ class ServerCore:
         """Serve one client on stdin/stdout until stdin closes (or SIGTERM/SIGINT)."""
         if take(self, "stdio", options):
             return
-        from ..transports.stdio import serve_stdio  # lazy: only when serving stdio
-        from ..transports.stdio_guard import held_stdio  # lazy: only when serving stdio
+        from ..transports.stdio.guard import held_stdio  # lazy: only when serving stdio
+        from ..transports.stdio.serving import serve_stdio  # lazy: only when serving stdio
 
         if self.max_message_bytes is not None:
             options.setdefault("max_message_bytes", self.max_message_bytes)
@@ -610,7 +610,9 @@ class ServerCore:
             try:
                 await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
             finally:
-                from ..transports.stopping import signals_ignored  # lazy: only when serving stdio
+                from ..transports.stdio.stopping import (
+                    signals_ignored,  # lazy: only when serving stdio
+                )
 
                 with signals_ignored(asyncio.get_running_loop()):  # the lifespan closes in peace
                     await self.stop()

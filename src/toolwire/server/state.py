@@ -79,7 +79,7 @@ def caller_key(request: Request, connection: Connection, what: str = "ctx.state"
             parts = [str(identity)]
         digest = hashlib.sha256(orjson.dumps(parts)).hexdigest()[:32]
         return f"user:{digest}"
-    from ..transports.http.trace import current_request  # lazy: only over HTTP
+    from ..transports.http_trace import current_request  # lazy: only over HTTP
 
     http = current_request.get()
     if http is None:  # stdio or memory: the one client of this connection

@@ -27,7 +27,7 @@ from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
 from .. import __version__
 from ..errors import ClientTimeout, RPCError, ServerError
-from ..transports.http.trace import current_request
+from ..transports.http_trace import current_request
 
 JSON = dict[str, Any]
 

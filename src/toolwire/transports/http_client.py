@@ -47,7 +47,6 @@ from ..errors import ClientError, RPCError, Unauthorized
 from ..protocol.header_params import NAMED_METHODS, header_params
 from ..protocol.revisions import META_IDEMPOTENCY_KEY, META_PROTOCOL_VERSION, MODERN_REVISIONS
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
-from .http.trace import copy_trace_context
 from .http_client_auth import (
     MAX_AUTH_RETRIES,
     AuthFailed,
@@ -56,6 +55,7 @@ from .http_client_auth import (
     authorize_request,
 )
 from .http_client_sse import Cursor, TooLarge, answers, events
+from .http_trace import copy_trace_context
 
 logger = logging.getLogger("toolwire.client")
 

@@ -19,8 +19,8 @@ from typing import IO, Any
 
 import orjson
 
-from . import writes
 from .base import MAX_MESSAGE_BYTES, QueueReceiver
+from .stdio import writes
 
 #: The most one read of the server's stdout takes. asyncio's 256 KiB is above malloc's mmap
 #: threshold, so each read of an answer would map, remap and unmap fresh memory.

@@ -51,7 +51,7 @@ class FastMCPContext:
     @property
     def transport(self) -> str | None:
         """How this request came: ``"stdio"``, ``"streamable-http"``, or None (in memory)."""
-        from ...transports.http.trace import current_request  # lazy: only over HTTP
+        from ...transports.http_trace import current_request  # lazy: only over HTTP
 
         if current_request.get() is not None:
             return "streamable-http"

@@ -23,7 +23,7 @@ _request_values: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKe
 def session_id(connection: Connection, request: Request) -> str:
     """The MCP session's id: the HTTP ``Mcp-Session-Id``, else one made for the
     connection. Raises a ``ToolError`` for a request that belongs to no session."""
-    from ...transports.http.trace import current_request  # lazy: only over HTTP
+    from ...transports.http_trace import current_request  # lazy: only over HTTP
 
     http = current_request.get()
     if http is None:

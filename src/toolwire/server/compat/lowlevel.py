@@ -314,7 +314,7 @@ class Server(PrimitiveHandlers, Generic[LifespanT]):
         raise_exceptions: bool = False,
         stateless: bool = False,
     ) -> None:
-        from ...transports.stdio_guard import held_stdio  # lazy: only when serving stdio
+        from ...transports.stdio.guard import held_stdio  # lazy: only when serving stdio
 
         initialization(self, initialization_options)
         with held_stdio():  # before the lifespan, whose print() must not reach the client

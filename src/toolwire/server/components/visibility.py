@@ -73,7 +73,7 @@ def refuse_stateless(request: Request) -> None:
     """2026-07-28 requests over HTTP belong to no session: nothing can hold per-session
     rules (a stdio connection can: it has one client)."""
     if request.features.modern:
-        from ...transports.http.trace import current_request  # lazy: only over HTTP
+        from ...transports.http_trace import current_request  # lazy: only over HTTP
 
         if current_request.get() is not None:
             raise ToolError(

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from ..asgi import Receive, Send, json_answer
 from ..store.contract import SessionStore
 from . import limits
-from .asgi import Receive, Send, json_answer
 from .follow import Follower
 from .resume import cut_answer
 from .rules import status_of

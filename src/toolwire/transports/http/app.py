@@ -28,12 +28,7 @@ import orjson
 from ... import jsonrpc
 from ...errors import RPCError
 from ...protocol.revisions import LEGACY_REVISIONS
-from ..base import Connection
-from ..store.contract import SessionStore, StoreUnavailable
-from ..store.stores import MemoryStore
-from . import limits
-from .answer import Answering
-from .asgi import (
+from ..asgi import (
     Receive,
     Scope,
     Send,
@@ -43,6 +38,12 @@ from .asgi import (
     request_headers,
     settle,
 )
+from ..base import Connection
+from ..http_trace import HttpRequest, current_request
+from ..store.contract import SessionStore, StoreUnavailable
+from ..store.stores import MemoryStore
+from . import limits
+from .answer import Answering
 from .auth import MetadataDocument, authenticate, owner_of
 from .changes import ChangeRelay
 from .guard import Guard, Rejection, read_body
@@ -52,7 +53,6 @@ from .rules import accepts, check_mirrored_headers, is_modern, kind_of, status_o
 from .session import Reply, Session
 from .sse import Stream
 from .stop import Stopping
-from .trace import HttpRequest, current_request
 
 logger = logging.getLogger("toolwire")
 

@@ -20,7 +20,7 @@ import orjson
 
 from ...auth.resource import AuthFailure, ResourceServer
 from ...auth.tokens import AccessToken
-from .asgi import Send
+from ..asgi import Send
 from .guard import Rejection
 
 METADATA_MAX_AGE = 3600

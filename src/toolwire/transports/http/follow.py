@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .asgi import Receive, disconnected
+from ..asgi import Receive, disconnected
 from .sse import Stream
 
 # How long a wait lasts before the client's departure is watched too.

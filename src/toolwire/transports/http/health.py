@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from .asgi import Send
+from ..asgi import Send
 
 logger = logging.getLogger("toolwire")
 

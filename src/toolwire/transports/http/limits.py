@@ -36,7 +36,7 @@ from typing import Any
 
 from ... import jsonrpc
 from ...errors import RPCError
-from .asgi import Receive, disconnected
+from ..asgi import Receive, disconnected
 from .guard import Rejection
 from .session import Session
 

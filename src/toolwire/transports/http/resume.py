@@ -25,8 +25,8 @@ from typing import Any
 
 from ... import jsonrpc
 from ...errors import RPCError
+from ..asgi import Receive, Send
 from ..store.contract import SessionStore, StoreUnavailable, StreamLog, WriterGone
-from .asgi import Receive, Send
 from .guard import Rejection
 from .session import Session
 from .sse import Stream, parse_event_id

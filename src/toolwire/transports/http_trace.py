@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from ...auth.tokens import AccessToken
+from ..auth.tokens import AccessToken
 
 TRACE_KEYS = ("traceparent", "tracestate", "baggage")
 

@@ -1,7 +1,7 @@
 """Serving one client over stdin/stdout, one JSON-RPC message per line.
 
 While serving, the real stdin and stdout belong to the protocol alone (SI-04, see
-:mod:`.stdio_guard`): file descriptor 1 is pointed at stderr, so ``print()`` in a tool or a
+:mod:`.guard`): file descriptor 1 is pointed at stderr, so ``print()`` in a tool or a
 library — even from C code — ends up on stderr, and descriptor 0 at the null device, so a
 subprocess a tool starts cannot read the client's requests; the protocol uses private
 duplicates of the original descriptors. Lines are split in ``data_received`` (no per-line await), and answers are
@@ -25,7 +25,7 @@ client that went away mid-call costs nothing more: answers to a closed pipe are 
 stdin is watched by the event loop when it can be (a pipe, a socket, a terminal). What the
 loop cannot watch (a regular file, ``< requests.jsonl``; the null device, as under ``nohup``,
 ``docker run`` without ``-i`` or a systemd unit; a closed descriptor 0, which
-:mod:`.stdio_guard` replaces with the null device) is read on a thread by
+:mod:`.guard` replaces with the null device) is read on a thread by
 :class:`_ThreadReader`, into the same line protocol: the null device is simply the end of
 input.
 """
@@ -43,11 +43,11 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from .. import jsonrpc
-from ..errors import RPCError
+from ... import jsonrpc
+from ...errors import RPCError
+from ..base import Connect, Connection
 from . import writes
-from .base import Connect, Connection
-from .stdio_guard import held_stdio, waiting_hint
+from .guard import held_stdio, waiting_hint
 from .stopping import run_to_the_end, stop_signals
 
 logger = logging.getLogger("toolwire")
@@ -212,7 +212,7 @@ class _LineProtocol(asyncio.Protocol):
 
 class _Writer:
     """Collects outgoing lines and writes them together (at the end of the read being
-    handled, or on the next loop pass: :mod:`~toolwire.transports.writes`), and keeps the
+    handled, or on the next loop pass: :mod:`~toolwire.transports.stdio.writes`), and keeps the
     unsent output bounded: above ``high`` bytes (its queue plus the pipe transport's buffer)
     it stops reading requests, and reads again once the output drains below ``low``."""
 
@@ -440,7 +440,7 @@ def _quiet_logging_default() -> None:
 def run_stdio(serve: Callable[..., Coroutine[Any, Any, None]], **options: Any) -> None:
     """Run ``serve(protocol_fd=..., protocol_in_fd=..., **options)`` (which ends up in
     :func:`serve_stdio`) in a new event loop, with the standard streams held for the
-    protocol (:mod:`.stdio_guard`) before the loop exists."""
+    protocol (:mod:`.guard`) before the loop exists."""
     _quiet_logging_default()
     with held_stdio() as (protocol_in, protocol_out):
         run_to_the_end(serve(protocol_fd=protocol_out, protocol_in_fd=protocol_in, **options))
@@ -464,7 +464,7 @@ async def serve_stdio(
     serving ends get ``grace`` seconds to answer (a second signal cuts that short).
     ``protocol_fd`` and ``protocol_in_fd`` are the descriptors for protocol output and input
     when the caller already holds the standard streams (see :func:`run_stdio`); otherwise
-    they are held while serving (:mod:`.stdio_guard`). When stdin is a terminal, a line on
+    they are held while serving (:mod:`.guard`). When stdin is a terminal, a line on
     stderr says the server (``name``) waits for a client. Once more than ``max_pending_output_bytes``
     of answers wait for the client to read them, no more requests are read until they
     drain below a quarter of that (see :class:`_Writer`); while ``max_calls_in_flight``
@@ -491,7 +491,7 @@ async def _serve(
     max_calls: int,
 ) -> None:
     loop = asyncio.get_running_loop()
-    # the descriptors stay open: they belong to whoever holds the streams (.stdio_guard)
+    # the descriptors stay open: they belong to whoever holds the streams (.guard)
     out_file = os.fdopen(out_fd, "wb", buffering=0, closefd=False)
     write_protocol: _WriteProtocol | None = None
     write_transport: Any
