@@ -25,19 +25,12 @@ AREAS: list[tuple[str, str, str]] = [
         r"^(Tool|ToolAnnotations|ToolExecution|ToolChoice)$",
     ),
     (
-        "sampling",
-        "Sampling: the server asks the client's model.",
-        r"^(CreateMessage.*|Model.*|IncludeContext|StopReason|Sampling.*)$",
-    ),
-    (
-        "elicitation",
-        "Elicitation: the server asks the user, through a form or a URL.",
-        r"^(Elicit.*|.*Schema|PrimitiveSchemaDefinition|URLElicitation.*|.*Elicitation.*)$",
-    ),
-    (
-        "roots",
-        "Roots, and the input requests of multi round-trip results (2026-07-28).",
-        r"^(Root.*|ListRoots.*|Input.*)$",
+        "client_features",
+        "What a server asks of the client: sampling (the client's model), elicitation (the "
+        "user, through a form or a URL), roots, and the input requests of multi round-trip "
+        "results (2026-07-28).",
+        r"^(CreateMessage.*|Model.*|IncludeContext|StopReason|Sampling.*|Elicit.*|.*Schema"
+        r"|PrimitiveSchemaDefinition|URLElicitation.*|.*Elicitation.*|Root.*|ListRoots.*|Input.*)$",
     ),
     ("calls", "Tool calls and listings.", r"^(.*Tool.*)$"),
     (
@@ -45,8 +38,7 @@ AREAS: list[tuple[str, str, str]] = [
         "Resources, templates, reading and subscriptions.",
         r"^(.*Resource.*|.*[Ss]ubscribe.*)$",
     ),
-    ("prompts", "Prompts.", r"^(.*Prompt.*)$"),
-    ("completion", "Argument completion.", r"^(Complet.*|.*Reference)$"),
+    ("prompts", "Prompts, and argument completion.", r"^(.*Prompt.*|Complet.*|.*Reference)$"),
     (
         "tasks",
         "Tasks: long-running requests the receiver answers later (2025-11-25).",

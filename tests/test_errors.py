@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
-from toolwire import Server, ServerError, ToolError, functions
+import toolwire
+from toolwire import Server, ServerError, ToolError
+from toolwire.functions import inspection as functions
 
 from wire import checked_client
 
@@ -427,6 +429,9 @@ async def test_unknown_tool_is_a_json_rpc_error_with_a_hint(mcp: Server, revisio
         assert (await client.call_tool("get_weather", {"city": "Oslo"})).text == "Sunny in Oslo"
 
 
-async def test_library_roots_cover_the_standard_library() -> None:
+async def test_library_roots_cover_the_standard_library_and_all_of_toolwire() -> None:
     roots = functions._library_roots()
     assert any(Path(json.__file__).resolve().is_relative_to(root) for root in roots)
+    # every module of toolwire, whichever subpackage holds it, is a library frame
+    package = Path(toolwire.__file__).resolve().parent
+    assert any(package.is_relative_to(root) for root in roots)

@@ -216,7 +216,7 @@ _LIBRARY_DIRS = frozenset({"site-packages", "dist-packages"})
 def _library_roots() -> tuple[str, ...]:
     import sysconfig  # lazy: only to tell the user's frames from a library's
 
-    roots = {str(Path(__file__).resolve().parent)}
+    roots = {str(Path(__file__).resolve().parents[1])}  # the toolwire package
     for scheme_paths in (
         sysconfig.get_paths(),
         sysconfig.get_paths(vars={"base": sys.base_prefix}),

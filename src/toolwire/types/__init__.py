@@ -37,15 +37,12 @@ from . import (
     base_types,
     calls,
     capabilities,
-    completion,
+    client_features,
     content,
-    elicitation,
     lifecycle,
     messages,
     prompts,
     resources,
-    roots,
-    sampling,
     tasks,
     tools,
 )
@@ -54,15 +51,12 @@ from ._sdk import *  # noqa: F403
 from .base_types import *  # noqa: F403
 from .calls import *  # noqa: F403
 from .capabilities import *  # noqa: F403
-from .completion import *  # noqa: F403
+from .client_features import *  # noqa: F403
 from .content import *  # noqa: F403
-from .elicitation import *  # noqa: F403
 from .lifecycle import *  # noqa: F403
 from .messages import *  # noqa: F403
 from .prompts import *  # noqa: F403
 from .resources import *  # noqa: F403
-from .roots import *  # noqa: F403
-from .sampling import *  # noqa: F403
 from .tasks import *  # noqa: F403
 from .tools import *  # noqa: F403
 
@@ -71,15 +65,12 @@ __all__ += _sdk.__all__
 __all__ += base_types.__all__
 __all__ += calls.__all__
 __all__ += capabilities.__all__
-__all__ += completion.__all__
+__all__ += client_features.__all__
 __all__ += content.__all__
-__all__ += elicitation.__all__
 __all__ += lifecycle.__all__
 __all__ += messages.__all__
 __all__ += prompts.__all__
 __all__ += resources.__all__
-__all__ += roots.__all__
-__all__ += sampling.__all__
 __all__ += tasks.__all__
 __all__ += tools.__all__
 # generated names: end

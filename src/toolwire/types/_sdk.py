@@ -23,8 +23,8 @@ from ..protocol.revisions import (
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
+from .client_features import CreateMessageResult, ElicitationCompleteNotification
 from .content import AudioContent, ContentBlock, ImageContent, TextContent
-from .elicitation import ElicitationCompleteNotification
 from .messages import (
     ClientNotification,
     ClientRequest,
@@ -34,7 +34,6 @@ from .messages import (
     ServerRequest,
     ServerResult,
 )
-from .sampling import CreateMessageResult
 
 # JSON-RPC error codes, and MCP's own.
 CONNECTION_CLOSED = -32000

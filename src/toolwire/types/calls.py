@@ -9,8 +9,8 @@ from pydantic import Field
 
 from ._base import MCPModel
 from .base_types import NotificationParams, PaginatedRequestParams, RequestId, TaskMetadata
+from .client_features import InputResponses
 from .content import ContentBlock
-from .roots import InputResponses
 from .tools import Tool
 
 

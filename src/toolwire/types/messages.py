@@ -14,8 +14,17 @@ from .calls import (
     ListToolsResult,
     ToolListChangedNotification,
 )
-from .completion import CompleteRequest, CompleteResult
-from .elicitation import ElicitationCompleteNotification, ElicitRequest, ElicitResult
+from .client_features import (
+    CreateMessageRequest,
+    CreateMessageResult,
+    ElicitationCompleteNotification,
+    ElicitRequest,
+    ElicitResult,
+    InputRequiredResult,
+    ListRootsRequest,
+    ListRootsResult,
+    RootsListChangedNotification,
+)
 from .lifecycle import (
     CancelledNotification,
     DiscoverRequest,
@@ -32,6 +41,8 @@ from .lifecycle import (
     SubscriptionsListenResult,
 )
 from .prompts import (
+    CompleteRequest,
+    CompleteResult,
     GetPromptRequest,
     GetPromptResult,
     ListPromptsRequest,
@@ -50,13 +61,6 @@ from .resources import (
     SubscribeRequest,
     UnsubscribeRequest,
 )
-from .roots import (
-    InputRequiredResult,
-    ListRootsRequest,
-    ListRootsResult,
-    RootsListChangedNotification,
-)
-from .sampling import CreateMessageRequest, CreateMessageResult
 from .tasks import (
     CancelTaskRequest,
     CancelTaskResult,

@@ -9,8 +9,8 @@ from pydantic import Field
 
 from ._base import MCPModel
 from .base_types import Annotations, Icon, NotificationParams, PaginatedRequestParams, RequestId
+from .client_features import InputResponses
 from .content import BlobResourceContents, TextResourceContents
-from .roots import InputResponses
 
 
 class ListResourceTemplatesRequest(MCPModel):
