@@ -1,7 +1,7 @@
 """An import inside a function says why it is there (docs/architecture.md, "Imports").
 
-Such an import keeps something off ``import toolwire``, and its line says which of two
-reasons holds:
+Such an import keeps something off ``import toolwire``, and its line (or a comment line just
+above it) says which of two reasons holds:
 
 - ``# optional: ...``: a package toolwire does not require (an extra, or the user's own);
 - ``# lazy: ...``: a required package, the standard library or a part of toolwire, kept off
@@ -65,7 +65,10 @@ def imports_inside_functions(path: Path, root: Path = SRC) -> list[tuple[int, li
     def visit(node: ast.AST, inside: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if inside and isinstance(child, (ast.Import, ast.ImportFrom)):
+                above = lines[child.lineno - 2].strip() if child.lineno > 1 else ""
                 text = "\n".join(lines[child.lineno - 1 : child.end_lineno])
+                if above.startswith("#"):  # the mark on a line of its own, just above
+                    text = f"{above}\n{text}"
                 mark = MARK.search(text)
                 found.append(
                     (child.lineno, _targets(child, package, root), mark.group(1) if mark else "")
@@ -144,10 +147,12 @@ def test_the_check_finds_an_unmarked_or_mismarked_import(tmp_path: Path) -> None
         "        TypeAdapter,\n"
         "    )\n"
         "    import yaml  # type: ignore[import-untyped]  # optional: PyYAML\n"
+        "    # lazy: only for a 'did you mean'\n"
+        "    import difflib as close\n"
         "    from importlib import metadata  # lazy: only for a hint\n"
     )
     problems = problems_of(package / "mod.py", package)
     assert [problem.split(":")[1] for problem in problems] == ["3", "4", "5"]
     found = [targets for _, targets, _ in imports_inside_functions(package / "mod.py", package)]
     assert found[3] == ["toolwire", "toolwire.part"]
-    assert found[6] == ["importlib", "importlib.metadata"]
+    assert found[7] == ["importlib", "importlib.metadata"]

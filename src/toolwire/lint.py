@@ -188,9 +188,8 @@ def lint(
 
 def known_providers() -> tuple[str, ...]:
     """The providers there are profiles for."""
-    from .providers import (
-        PROVIDERS,  # lazy: the providers' schema rules, only for a tool checked or exported for one
-    )
+    # lazy: the providers' schema rules, only for a tool checked or exported for one
+    from .providers import PROVIDERS
 
     return tuple(PROVIDERS)
 
@@ -245,9 +244,8 @@ def _tool(
     providers: list[str],
     as_published: bool,
 ) -> None:
-    from .providers import (
-        name_problems,  # lazy: the providers' schema rules, only for a tool checked or exported for one
-    )
+    # lazy: the providers' schema rules, only for a tool checked or exported for one
+    from .providers import name_problems
 
     if not SPEC_NAME.fullmatch(name):
         out.add(
@@ -430,11 +428,8 @@ def _provider_schemas(
 ) -> None:
     """One finding per provider: what its export cannot fix (an error), and with
     ``as_published`` what the export fixes (a warning)."""
-    from .providers import (  # lazy: the providers' schema rules, only for a tool checked or exported for one
-        Unexpressible,
-        export,
-        problems,
-    )
+    # lazy: the providers' schema rules, only for a tool checked or exported for one
+    from .providers import Unexpressible, export, problems
 
     for provider in providers:
         found = problems(schema, provider)

@@ -180,14 +180,12 @@ def _through_pydantic(annotation: Any) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
         nonlocal adapter
         if adapter is None:
-            from pydantic import (
-                TypeAdapter,  # lazy: pydantic, off the import path until a schema needs it
-            )
+            # lazy: pydantic, off the import path until a schema needs it
+            from pydantic import TypeAdapter
 
             adapter = TypeAdapter(annotation)
-        from pydantic import (
-            ValidationError,  # lazy: pydantic, off the import path until a schema needs it
-        )
+        # lazy: pydantic, off the import path until a schema needs it
+        from pydantic import ValidationError
 
         try:
             return adapter.validate_python(text)
@@ -326,9 +324,8 @@ class Prompt(Component):
             )
         self._by_name = {argument.name: argument for argument in self.arguments}
         if dependencies:
-            from .functions.dependencies import (
-                plan,  # lazy: only for a function that declares dependencies
-            )
+            # lazy: only for a function that declares dependencies
+            from .functions.dependencies import plan
 
             self.plan = plan(f"prompt {self.name!r}", dependencies, inject, provided)
         # scopes/auth: who may list, get and complete it (as for tools)

@@ -215,9 +215,8 @@ class Tool(Component):
         self.plan = None  # on the instance: checked on every call, found at once
         injected = self.schema.injected
         if injected and any(isinstance(d, Dependency) for d in injected.values()):
-            from .functions.dependencies import (
-                plan,  # lazy: only for a function that declares dependencies
-            )
+            # lazy: only for a function that declares dependencies
+            from .functions.dependencies import plan
 
             self.plan = plan(f"tool {self.name!r}", self.schema.injected, inject, provided)
             self.inline = False  # its dependencies are resolved on the event loop first
@@ -343,9 +342,8 @@ class Tool(Component):
         if self._limited:  # before validation: an oversized payload costs one cheap walk
             check_arguments(arguments, self.max_argument_depth, self.max_string_length)
         if self.nulls_from is not None and arguments:
-            from .providers import (
-                null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
-            )
+            # lazy: the providers' schema rules, only for a tool checked or exported for one
+            from .providers import null_means_absent
 
             arguments = null_means_absent(arguments, self.nulls_from)
         kwargs = self.schema.validate(arguments)
@@ -363,9 +361,8 @@ class Tool(Component):
 
     def _judge(self) -> None:
         """After a first call on a thread: run inline from now on if the code never blocks."""
-        from .functions.nonblocking import (
-            never_blocks,  # lazy: only to judge whether a tool blocks the loop
-        )
+        # lazy: only to judge whether a tool blocks the loop
+        from .functions.nonblocking import never_blocks
 
         self._judged = True
         if never_blocks(self.fn):

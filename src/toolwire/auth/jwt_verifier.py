@@ -103,9 +103,8 @@ class JWTVerifier:
         if isinstance(key, str):
             key = key.encode()
         if isinstance(key, bytes):
-            from cryptography.hazmat.primitives.serialization import (
-                load_pem_public_key,  # optional: pyjwt[crypto] (the auth extra)
-            )
+            # optional: pyjwt[crypto] (the auth extra)
+            from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
             key = load_pem_public_key(key)
         return key, None, _kty_of(key)
@@ -246,12 +245,8 @@ class JWTVerifier:
 
 
 def _kty_of(key: Any) -> str:
-    from cryptography.hazmat.primitives.asymmetric import (  # optional: pyjwt[crypto] (the auth extra)
-        ec,
-        ed448,
-        ed25519,
-        rsa,
-    )
+    # optional: pyjwt[crypto] (the auth extra)
+    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 
     if isinstance(key, (rsa.RSAPublicKey, rsa.RSAPrivateKey)):
         return "RSA"

@@ -197,10 +197,8 @@ def _run(options: argparse.Namespace) -> int:
 
     if options.transport == "stdio":
         # before the user's file runs: what it prints goes to stderr, not to the client
-        from ..transports.stdio.guard import (  # lazy: only when serving stdio
-            hold_stdio,
-            serving_file,
-        )
+        # lazy: only when serving stdio
+        from ..transports.stdio.guard import hold_stdio, serving_file
 
         hold_stdio()
         serving_file(options.target)
@@ -316,13 +314,9 @@ def _dev(options: argparse.Namespace) -> int:
     """A toolwire file runs in a subprocess that the inspector restarts, so a file that does
     not load yet is not an error here: the page shows why, and the next save tries again."""
     from .commands import usage_error  # lazy: only when the command runs, not for --help
-    from .targets import (  # lazy: only when the command runs, not for --help
-        TargetError,
-        check_target,
-        is_url,
-        parse_headers,
-        require_extra,
-    )
+
+    # lazy: only when the command runs, not for --help
+    from .targets import TargetError, check_target, is_url, parse_headers, require_extra
 
     try:
         headers = parse_headers(options.header)

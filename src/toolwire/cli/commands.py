@@ -66,9 +66,8 @@ def run(
 
     options: JSON = {"drain_delay": drain_delay}
     if redis is not None:
-        from ..transports.store.stores import (
-            RedisStore,  # lazy: the HTTP stack, only when serving HTTP
-        )
+        # lazy: the HTTP stack, only when serving HTTP
+        from ..transports.store.stores import RedisStore
 
         options["store"] = RedisStore(redis)
     try:

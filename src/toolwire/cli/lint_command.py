@@ -99,20 +99,13 @@ def add_parser(commands: Any) -> None:
 
 
 def command(options: argparse.Namespace) -> int:
-    from ..lint import (  # lazy: the linter, only for the lint command
-        errors,
-        known_providers,
-        lint,
-        schema_check,
-    )
+    # lazy: the linter, only for the lint command
+    from ..lint import errors, known_providers, lint, schema_check
     from .commands import usage_error  # lazy: only when the command runs, not for --help
     from .failures import connection_message  # lazy: only when the command runs, not for --help
-    from .targets import (  # lazy: only when the command runs, not for --help
-        TargetError,
-        is_url,
-        parse_headers,
-        resolve,
-    )
+
+    # lazy: only when the command runs, not for --help
+    from .targets import TargetError, is_url, parse_headers, resolve
 
     given: list[tuple[str, str | None]] = [(target, None) for target in options.target]
     given += [(command, command) for command in options.server_command]

@@ -232,17 +232,15 @@ class Client(
         if self.auth is not None and not http_target:
             raise ClientError("auth= applies to http(s) URLs only")
         if hasattr(target, "connect") and not isinstance(target, (str, list, tuple)):
-            from ..transports.memory import (
-                MemoryTransport,  # lazy: only for a server in this process
-            )
+            # lazy: only for a server in this process
+            from ..transports.memory import MemoryTransport
 
             memory = MemoryTransport(target)
             await memory.open()
             return memory
         if http_target:
-            from ..transports.http_client import (
-                HttpClientTransport,  # lazy: the HTTP stack, only for an HTTP server
-            )
+            # lazy: the HTTP stack, only for an HTTP server
+            from ..transports.http_client import HttpClientTransport
 
             http = HttpClientTransport(
                 target,
@@ -256,9 +254,8 @@ class Client(
         command = shlex.split(target) if isinstance(target, str) else list(target)
         if command and command[0].endswith(".py"):
             command = [sys.executable, *command]
-        from ..transports.process import (
-            SubprocessTransport,  # lazy: only for a server run as a subprocess
-        )
+        # lazy: only for a server run as a subprocess
+        from ..transports.process import SubprocessTransport
 
         transport = SubprocessTransport(
             command, max_message_bytes=self.max_message_bytes, **self._transport_options

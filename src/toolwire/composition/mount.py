@@ -446,9 +446,8 @@ class MountedTool(ForwardedTool):
     def run_inline(self, arguments: Any, injected: Any, *, mask_errors: bool) -> Any:
         assert self.original is not None
         if self.nulls_from is not None and arguments:  # Server(provider=...): null = absent
-            from ..providers import (
-                null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
-            )
+            # lazy: the providers' schema rules, only for a tool checked or exported for one
+            from ..providers import null_means_absent
 
             arguments = null_means_absent(arguments, self.nulls_from)
         return self.original.run_inline(arguments, injected, mask_errors=mask_errors)

@@ -430,9 +430,8 @@ def add_openapi(
         if collecting:
             gc.enable()
     if server.provider is not None:
-        from ..server.components.facing import (
-            face,  # lazy: provider checks, only for a server that names providers
-        )
+        # lazy: provider checks, only for a server that names providers
+        from ..server.components.facing import face
 
         for tool in built:
             face(tool, server.provider)

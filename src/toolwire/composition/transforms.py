@@ -127,9 +127,8 @@ class ForwardedTool(Tool):
         on_timeout: Callable[[], None] | None = None,
     ) -> JSON:
         if self.nulls_from is not None and arguments:  # Server(provider=...): null = absent
-            from ..providers import (
-                null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
-            )
+            # lazy: the providers' schema rules, only for a tool checked or exported for one
+            from ..providers import null_means_absent
 
             arguments = null_means_absent(arguments, self.nulls_from)
         return await self.forward(

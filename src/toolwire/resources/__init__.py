@@ -124,9 +124,8 @@ class _Readable(Component):
             except (TypeError, ValueError) as exc:
                 raise RegistrationError(f"Resource {fallback_name!r}: {exc}") from exc
             if any(isinstance(d, Dependency) for d in schema.injected.values()):
-                from ..functions.dependencies import (
-                    plan,  # lazy: only for a function that declares dependencies
-                )
+                # lazy: only for a function that declares dependencies
+                from ..functions.dependencies import plan
 
                 label = f"{self.kind} {fallback_name!r}"
                 self.plan = plan(label, schema.injected, inject, provided)

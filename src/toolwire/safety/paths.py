@@ -108,9 +108,8 @@ class SafePath:
     # ---------------------------------------------------------------- validation hooks
 
     def _validate(self, value: Any) -> Path:
-        from pydantic_core import (
-            PydanticCustomError,  # lazy: pydantic, off the import path until a schema needs it
-        )
+        # lazy: pydantic, off the import path until a schema needs it
+        from pydantic_core import PydanticCustomError
 
         try:
             return self.resolve(value)
@@ -119,9 +118,8 @@ class SafePath:
 
     def core_schema(self) -> Any:
         """The pydantic-core schema that validates the parameter (pydantic itself not needed)."""
-        from pydantic_core import (
-            core_schema as cs,  # lazy: pydantic, off the import path until a schema needs it
-        )
+        # lazy: pydantic, off the import path until a schema needs it
+        from pydantic_core import core_schema as cs
 
         return cs.no_info_plain_validator_function(
             self._validate,

@@ -165,9 +165,8 @@ def generic_dumper() -> Dumper:
     def dump(value: Any) -> Any:
         if type(value) in _JSON_SCALARS:
             return value
-        from pydantic_core import (
-            to_jsonable_python,  # lazy: pydantic, off the import path until a schema needs it
-        )
+        # lazy: pydantic, off the import path until a schema needs it
+        from pydantic_core import to_jsonable_python
 
         return to_jsonable_python(value, by_alias=True, fallback=str)
 

@@ -115,13 +115,11 @@ def fast_validator(fields: list[FastField], extra: str = "forbid") -> Validator:
     """The validator of ``fields``; ``extra`` is what becomes of argument names that are no
     parameter: ``"forbid"`` (an error each), ``"ignore"`` (dropped) or ``"allow"`` (passed on,
     for a function with ``**kwargs``), see :func:`toolwire.schema.common.unknown_checked`."""
-    from pydantic_core import (  # lazy: pydantic, off the import path until a schema needs it
-        SchemaValidator,
-        ValidationError,
-    )
-    from pydantic_core import (
-        core_schema as cs,  # lazy: pydantic, off the import path until a schema needs it
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic_core import SchemaValidator, ValidationError
+
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic_core import core_schema as cs
 
     makers: dict[str, Callable[[], Any]] = {
         "string": cs.str_schema,

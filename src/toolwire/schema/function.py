@@ -181,9 +181,8 @@ def _function_schema(
         input_schema = fast_input_schema(fast, doc)
         make_validator = partial(fast_validator, fast, extra)
     else:
-        from .pydantic_path import (
-            pydantic_input,  # lazy: the pydantic path, only for a type the fast path does not take
-        )
+        # lazy: the pydantic path, only for a type the fast path does not take
+        from .pydantic_path import pydantic_input
 
         hints = _type_hints(func)
         params = [(n, hints.get(n, a), d) for n, a, d in params]
@@ -199,9 +198,8 @@ def _function_schema(
     elif allow_fast and (ret is EMPTY or ret is None or ret is Any or ret in FAST_RETURNS):
         output = fast_output(ret, structured_output, name)
     else:
-        from .pydantic_path import (
-            pydantic_output,  # lazy: the pydantic path, only for a type the fast path does not take
-        )
+        # lazy: the pydantic path, only for a type the fast path does not take
+        from .pydantic_path import pydantic_output
 
         if hints is None:
             hints = _type_hints(func)

@@ -40,10 +40,8 @@ __all__ = ["pydantic_input", "pydantic_output"]
 
 def _refuse_unknown_type(name: str, params: list[tuple[str, Any, Any]]) -> None:
     """Name the parameter whose type is no JSON value: likely a dependency left undeclared."""
-    from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
-        PydanticUserError,
-        TypeAdapter,
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic import PydanticUserError, TypeAdapter
 
     for pname, ann, _ in params:
         try:
@@ -75,13 +73,8 @@ def pydantic_input(
     ``"ignore"``, or ``"allow"`` for a function with ``**kwargs``), see
     :func:`toolwire.schema.common.unknown_checked`. It is checked there, not by the model:
     a model's ``extra`` setting would reach the TypedDicts among the parameters too."""
-    from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
-        BaseModel,
-        ConfigDict,
-        Field,
-        PydanticUserError,
-        create_model,
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
 
     fields: dict[str, Any] = {}
     renamed: dict[str, str] = {}  # model field name -> parameter name
@@ -149,9 +142,8 @@ def _annotated_text(annotation: Any) -> str | None:
 
 def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
     """Whether a FieldInfo (default or Annotated metadata) sets a description / an alias."""
-    from pydantic.fields import (
-        FieldInfo,  # lazy: pydantic, off the import path until a schema needs it
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic.fields import FieldInfo
 
     infos = [default] if isinstance(default, FieldInfo) else []
     if typing.get_origin(annotation) is typing.Annotated:
@@ -164,9 +156,8 @@ def _field_info_has(annotation: Any, default: Any) -> tuple[bool, bool]:
 def _model_validator(
     model: Any, renamed: dict[str, str], known: frozenset[str], unknown: str
 ) -> Validator:
-    from pydantic_core import (
-        ValidationError,  # lazy: pydantic, off the import path until a schema needs it
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic_core import ValidationError
 
     validate = model.__pydantic_validator__.validate_python
 
@@ -222,9 +213,8 @@ def pydantic_output(
     with annotated attributes, as the official SDK writes it; otherwise the JSON data."""
     declared = _declared_result_schema(ret)
     if declared is not None:  # Annotated[CallToolResult, Model]: the tool makes its result
-        from pydantic import (
-            TypeAdapter,  # lazy: pydantic, off the import path until a schema needs it
-        )
+        # lazy: pydantic, off the import path until a schema needs it
+        from pydantic import TypeAdapter
 
         schema = TypeAdapter(pydantic_ready(declared)).json_schema(mode="serialization")
         schema = clean_schema(schema, for_input=False) if portable else expand_root_ref(schema)
@@ -242,10 +232,8 @@ def pydantic_output(
         return None, False, generic_dumper, False
     if ret is str and not structured_output:
         return None, False, generic_dumper, False
-    from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
-        PydanticUserError,
-        TypeAdapter,
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic import PydanticUserError, TypeAdapter
 
     text_of_str = False
     try:
@@ -300,10 +288,8 @@ def _plain_class_model(ret: Any) -> Any:
         fields[field] = hint if default is EMPTY else (hint, default)
     if not fields:
         return None
-    from pydantic import (  # lazy: pydantic, off the import path until a schema needs it
-        ConfigDict,
-        create_model,
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic import ConfigDict, create_model
 
     try:
         return create_model(
@@ -317,11 +303,8 @@ def _plain_class_model(ret: Any) -> Any:
 
 def _adapter_dumper(adapter: Any) -> Dumper:
     """Check a return value against the declared type (TL-22), then dump it as JSON data."""
-    from pydantic_core import (  # lazy: pydantic, off the import path until a schema needs it
-        PydanticSerializationError,
-        ValidationError,
-        to_jsonable_python,
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from pydantic_core import PydanticSerializationError, ValidationError, to_jsonable_python
 
     validate = adapter.validate_python
     dump_python = adapter.dump_python

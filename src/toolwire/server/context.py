@@ -173,9 +173,8 @@ class Context(FastMCPContext):
     def session(self) -> ServerSession:
         """The official SDK's ``ctx.session`` (``create_message``, ``send_log_message``,
         ``send_resource_updated``, ...): :mod:`toolwire.server.compat.sdk_session`."""
-        from .compat.sdk_session import (
-            ServerSession,  # lazy: the official SDK's surface, on first use
-        )
+        # lazy: the official SDK's surface, on first use
+        from .compat.sdk_session import ServerSession
 
         return ServerSession(self)
 
@@ -183,9 +182,8 @@ class Context(FastMCPContext):
     def request_context(self) -> RequestContext:
         """The official SDK's ``ctx.request_context``: ``request_id``, ``meta``, ``session``,
         ``lifespan_context``, ``request`` (:mod:`toolwire.server.compat.sdk_session`)."""
-        from .compat.sdk_session import (
-            RequestContext,  # lazy: the official SDK's surface, on first use
-        )
+        # lazy: the official SDK's surface, on first use
+        from .compat.sdk_session import RequestContext
 
         return RequestContext(self)
 
@@ -238,10 +236,8 @@ class Context(FastMCPContext):
             return False
         if self._features.modern and self.log_level is None:  # no log message then (LG-07)
             return False
-        from ..protocol.let_go import (  # lazy: only for a tool that lets its caller go
-            METHOD,
-            notice,
-        )
+        # lazy: only for a tool that lets its caller go
+        from ..protocol.let_go import METHOD, notice
 
         self._connection.notify(METHOD, notice(self.request_id, retry_ms), related=self.request_id)
         return True
@@ -286,10 +282,8 @@ class Context(FastMCPContext):
 
     def _session_rule(self, rule: Rule | None) -> _Sent:
         # loaded on first use: few servers change what one session sees
-        from .components.visibility import (  # lazy: per-session visibility, on first use
-            change,
-            refuse_stateless,
-        )
+        # lazy: per-session visibility, on first use
+        from .components.visibility import change, refuse_stateless
 
         refuse_stateless(self.request)
         self._in_loop(change, self._connection, self.request, rule)

@@ -500,9 +500,8 @@ class ServerCore:
     def _sdk_http_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """HTTP options with the official SDK's names translated, over the transport
         settings given to the constructor (``Server.settings``)."""
-        from .compat.sdk_options import (
-            http_options,  # lazy: the official SDK's surface, on first use
-        )
+        # lazy: the official SDK's surface, on first use
+        from .compat.sdk_options import http_options
 
         settings = getattr(self, "settings", None)
         return http_options(settings.run_defaults() if settings is not None else {}, options)
@@ -545,9 +544,8 @@ class ServerCore:
         app = getattr(self, "_http_app", None)
         if app is None:
             raise RuntimeError("Build the app first: mcp.streamable_http_app() or mcp.http_app()")
-        from .compat.sdk_options import (
-            SessionManager,  # lazy: the official SDK's surface, on first use
-        )
+        # lazy: the official SDK's surface, on first use
+        from .compat.sdk_options import SessionManager
 
         return SessionManager(app)
 
@@ -563,9 +561,8 @@ class ServerCore:
 
         if importlib.util.find_spec("uvicorn") is None:
             raise RuntimeError(f"HTTP needs the http extra: {extra_install('http')}")
-        from ..transports.http.run import (
-            serve_uvicorn,  # lazy: the HTTP stack, only when serving HTTP
-        )
+        # lazy: the HTTP stack, only when serving HTTP
+        from ..transports.http.run import serve_uvicorn
 
         serve_uvicorn(
             self.http_app(host=host, **options),
@@ -610,9 +607,8 @@ class ServerCore:
             try:
                 await serve_stdio(self.connect, grace=self.shutdown_grace, **options)
             finally:
-                from ..transports.stdio.stopping import (
-                    signals_ignored,  # lazy: only when serving stdio
-                )
+                # lazy: only when serving stdio
+                from ..transports.stdio.stopping import signals_ignored
 
                 with signals_ignored(asyncio.get_running_loop()):  # the lifespan closes in peace
                     await self.stop()

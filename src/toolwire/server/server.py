@@ -171,9 +171,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         # A server facing one LLM provider publishes its export (toolwire.server.components.facing).
         self.provider: str | None = None
         if provider is not None:
-            from .components.facing import (
-                check_provider,  # lazy: provider checks, only for a server that names providers
-            )
+            # lazy: provider checks, only for a server that names providers
+            from .components.facing import check_provider
 
             self.provider = check_provider(provider)
         # Defaults of the tools' own options of the same names (toolwire.safety).
@@ -211,9 +210,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         """The official SDK's ``mcp.settings`` (:class:`~toolwire.server.compat.sdk_options.Settings`),
         made on first use when the constructor was given none of the SDK's options."""
         if self._settings is None:
-            from .compat.sdk_options import (
-                Settings,  # lazy: the official SDK's surface, on first use
-            )
+            # lazy: the official SDK's surface, on first use
+            from .compat.sdk_options import Settings
 
             self._settings = Settings()
             self._settings.dependencies = self.dependencies
@@ -300,9 +298,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             **options,
         )
         if self.provider is not None:
-            from .components.facing import (
-                face,  # lazy: provider checks, only for a server that names providers
-            )
+            # lazy: provider checks, only for a server that names providers
+            from .components.facing import face
 
             face(tool, self.provider)
         if tool.name in self._tools and tool.version is None:  # versions: the registry
@@ -328,9 +325,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         scope="lifespan")``, or ``@mcp.provide(Pool, scope="lifespan")`` on the provider;
         as ``Annotated[Pool, Depends(make_pool, scope=...)]`` would (:func:`toolwire.Depends`,
         docs/runtime.md, "Dependencies"). Returns the provider (or the decorator)."""
-        from ..functions.dependencies import (
-            provide,  # lazy: only for a function that declares dependencies
-        )
+        # lazy: only for a function that declares dependencies
+        from ..functions.dependencies import provide
 
         if provider is None:
             return lambda fn: self.provide(key, fn, scope=scope)
@@ -341,9 +337,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         if name is not None or options:
             raise TypeError("add_tool(tool) takes no name nor options")
         if self.provider is not None:
-            from .components.facing import (
-                face,  # lazy: provider checks, only for a server that names providers
-            )
+            # lazy: provider checks, only for a server that names providers
+            from .components.facing import face
 
             face(tool, self.provider)
         return self.tool_registry.add(tool)

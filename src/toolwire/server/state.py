@@ -58,9 +58,8 @@ def values_of(server: Any) -> Any:
         return shared
     store = _local_stores.get(server)
     if store is None:
-        from ..transports.store.stores import (
-            MemoryStore,  # lazy: the HTTP stack, only when serving HTTP
-        )
+        # lazy: the HTTP stack, only when serving HTTP
+        from ..transports.store.stores import MemoryStore
 
         store = _local_stores[server] = MemoryStore()
     return store

@@ -153,9 +153,8 @@ def _install(options: argparse.Namespace) -> None:
     else:
         if header_values:
             raise InstallError("--header is for a URL entry (--url URL, or a URL target)")
-        from .checks import (
-            stdio_warning,  # lazy: only when the command runs, not for --help
-        )
+        # lazy: only when the command runs, not for --help
+        from .checks import stdio_warning
 
         warning = stdio_warning(server)
         if warning:

@@ -70,11 +70,8 @@ def export_tools(
 
     ``problems[provider]`` is replaced by {tool name: reasons} for the tools left out.
     """
-    from ...providers import (  # lazy: the providers' schema rules, only for a tool checked or exported for one
-        Unexpressible,
-        export,
-        name_problems,
-    )
+    # lazy: the providers' schema rules, only for a tool checked or exported for one
+    from ...providers import Unexpressible, export, name_problems
 
     kept: list[tuple[HostTool, JSON]] = []
     left_out: dict[str, list[str]] = {}

@@ -240,9 +240,8 @@ class Host(HostPrimitives):
         if self._tools is None:
             await self.list_tools()
         tool = self._lookup(name)
-        from ...providers import (
-            null_means_absent,  # lazy: the providers' schema rules, only for a tool checked or exported for one
-        )
+        # lazy: the providers' schema rules, only for a tool checked or exported for one
+        from ...providers import null_means_absent
 
         # A strict export makes optional arguments nullable: their nulls mean "absent".
         arguments = null_means_absent(dict(arguments or {}), tool.input_schema)

@@ -41,11 +41,8 @@ def _uint(value: int, size: int | None = None) -> str:
 
 def public_jwk(key: Any) -> tuple[str, dict[str, str]]:
     """The JWS algorithm and the public JWK (RFC 7517) of a private key."""
-    from cryptography.hazmat.primitives.asymmetric import (  # optional: pyjwt[crypto] (the auth extra)
-        ec,
-        ed25519,
-        rsa,
-    )
+    # optional: pyjwt[crypto] (the auth extra)
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
     if isinstance(key, ec.EllipticCurvePrivateKey):
         alg, crv, size = _CURVES.get(key.curve.name, (None, None, 0))
@@ -59,10 +56,8 @@ def public_jwk(key: Any) -> tuple[str, dict[str, str]]:
         rsa_numbers = key.public_key().public_numbers()
         return "RS256", {"kty": "RSA", "n": _uint(rsa_numbers.n), "e": _uint(rsa_numbers.e)}
     if isinstance(key, ed25519.Ed25519PrivateKey):
-        from cryptography.hazmat.primitives.serialization import (  # optional: pyjwt[crypto] (the auth extra)
-            Encoding,
-            PublicFormat,
-        )
+        # optional: pyjwt[crypto] (the auth extra)
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
         raw = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         return "EdDSA", {"kty": "OKP", "crv": "Ed25519", "x": b64url(raw)}
@@ -95,12 +90,12 @@ class DPoPKey:
     def __init__(self, key: Any = None) -> None:
         try:
             import jwt  # noqa: F401  # optional: pyjwt[crypto] (the auth extra)
-            from cryptography.hazmat.primitives import (
-                serialization,  # optional: pyjwt[crypto] (the auth extra)
-            )
-            from cryptography.hazmat.primitives.asymmetric import (
-                ec,  # optional: pyjwt[crypto] (the auth extra)
-            )
+
+            # optional: pyjwt[crypto] (the auth extra)
+            from cryptography.hazmat.primitives import serialization
+
+            # optional: pyjwt[crypto] (the auth extra)
+            from cryptography.hazmat.primitives.asymmetric import ec
         except ImportError:  # pragma: no cover - the auth extra is missing
             raise ClientError(f"DPoP needs the auth extra: {extra_install('auth')}") from None
         if key is None:

@@ -104,13 +104,12 @@ class _SigningKey:
     ) -> None:
         try:
             import jwt  # optional: pyjwt[crypto] (the auth extra)
-            from cryptography.hazmat.primitives.asymmetric import (  # optional: pyjwt[crypto] (the auth extra)
-                ec,
-                rsa,
-            )
-            from cryptography.hazmat.primitives.serialization import (
-                load_pem_private_key,  # optional: pyjwt[crypto] (the auth extra)
-            )
+
+            # optional: pyjwt[crypto] (the auth extra)
+            from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+            # optional: pyjwt[crypto] (the auth extra)
+            from cryptography.hazmat.primitives.serialization import load_pem_private_key
         except ImportError:  # pragma: no cover - depends on the installed extras
             raise ClientError(
                 f"Signing with a private key needs PyJWT: {extra_install('auth')}"

@@ -120,9 +120,8 @@ def _scalar(response_type: Any) -> bool:
 def _adapter(response_type: Any) -> Any:
     from pydantic import TypeAdapter  # lazy: pydantic, off the import path until a schema needs it
 
-    from ..._compat import (
-        pydantic_ready,  # lazy: pydantic, off the import path until a schema needs it
-    )
+    # lazy: pydantic, off the import path until a schema needs it
+    from ..._compat import pydantic_ready
 
     return TypeAdapter(pydantic_ready(response_type))
 

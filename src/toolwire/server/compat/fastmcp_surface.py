@@ -41,9 +41,8 @@ class FastMCPSurface:
         URIs, URI templates), ``keys`` (``"tool:name@1.0"``), ``tags``, ``components``
         (``"tool"``, ``"resource"``, ``"template"``, ``"prompt"``); ``only=True`` disables
         every other one. Later switches win over earlier ones (:mod:`.versions`)."""
-        from ..components.versions import (
-            switch,  # lazy: component versions, only for a versioned component
-        )
+        # lazy: component versions, only for a versioned component
+        from ..components.versions import switch
 
         switch(
             self,
@@ -68,9 +67,8 @@ class FastMCPSurface:
     ) -> S:
         """Disable the components that match every criterion given (as :meth:`enable`):
         they leave the listings and become unknown to calls."""
-        from ..components.versions import (
-            switch,  # lazy: component versions, only for a versioned component
-        )
+        # lazy: component versions, only for a versioned component
+        from ..components.versions import switch
 
         switch(
             self, False, names=names, keys=keys, version=version, tags=tags, components=components
@@ -136,9 +134,8 @@ class FastMCPSurface:
         server: Any = self
         if importlib.util.find_spec("uvicorn") is None:
             raise RuntimeError(f"HTTP needs the http extra: {extra_install('http')}")
-        from ...transports.http.run import (
-            serve_uvicorn_async,  # lazy: the HTTP stack, only when serving HTTP
-        )
+        # lazy: the HTTP stack, only when serving HTTP
+        from ...transports.http.run import serve_uvicorn_async
 
         options = server._sdk_http_options(
             {"host": host, "port": port, "log_level": log_level, **options}
@@ -174,9 +171,8 @@ class FastMCPSurface:
     async def list_resource_templates(self) -> list[Any]:
         """The resource templates a client is shown, as
         :class:`toolwire.types.ResourceTemplate`."""
-        from ...types import (
-            ResourceTemplate,  # lazy: the full MCP types, only for the SDK-style API
-        )
+        # lazy: the full MCP types, only for the SDK-style API
+        from ...types import ResourceTemplate
 
         server: Any = self
         listed = server.template_registry.visible(None)

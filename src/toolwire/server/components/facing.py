@@ -19,9 +19,8 @@ def check_provider(provider: str | None) -> str | None:
     """``provider`` if it is one of :data:`toolwire.providers.PROVIDERS` (or None)."""
     if provider is None:
         return None
-    from ...providers import (
-        PROVIDERS,  # lazy: the providers' schema rules, only for a tool checked or exported for one
-    )
+    # lazy: the providers' schema rules, only for a tool checked or exported for one
+    from ...providers import PROVIDERS
 
     if provider not in PROVIDERS:
         raise ValueError(
@@ -32,11 +31,8 @@ def check_provider(provider: str | None) -> str | None:
 
 def face(tool: Tool, provider: str) -> None:
     """Publish ``tool``'s input schema shaped for ``provider``; RegistrationError if it can't."""
-    from ...providers import (  # lazy: the providers' schema rules, only for a tool checked or exported for one
-        Unexpressible,
-        export,
-        name_problems,
-    )
+    # lazy: the providers' schema rules, only for a tool checked or exported for one
+    from ...providers import Unexpressible, export, name_problems
 
     published = tool.schema.input_schema
     reasons = name_problems(tool.name, provider)

@@ -259,9 +259,8 @@ class PromptRegistry(ServerCore):
     async def _complete_by_handler(
         self, request: Request, ref: JSON, name: str, value: str, context: dict[str, str]
     ) -> JSON:
-        from ..compat.sdk_session import (
-            completion_arguments,  # lazy: the official SDK's surface, on first use
-        )
+        # lazy: the official SDK's surface, on first use
+        from ..compat.sdk_session import completion_arguments
 
         handler = self._completion_handler
         assert handler is not None

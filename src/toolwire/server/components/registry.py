@@ -187,9 +187,8 @@ class Registry(Generic[C]):
         if item.enabled != enabled:
             item.enabled = enabled
             if key in self.versions:  # another version may take its place
-                from .versions import (
-                    pick,  # lazy: component versions, only for a versioned component
-                )
+                # lazy: component versions, only for a versioned component
+                from .versions import pick
 
                 pick(self, key)
             self.touch()

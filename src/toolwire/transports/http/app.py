@@ -240,9 +240,8 @@ class HttpApp(Stopping, Answering):
                     if handover is not None:  # resumable tasks other workers hand over
                         self.store.take_runs(handover.adopt)
                 if not self.own_runner:  # uvicorn module:app, gunicorn: stop on its signal
-                    from .run import (
-                        stop_with_the_runner,  # lazy: the HTTP stack, only when serving HTTP
-                    )
+                    # lazy: the HTTP stack, only when serving HTTP
+                    from .run import stop_with_the_runner
 
                     self._unwatch = stop_with_the_runner(self.stop)
                 await send({"type": "lifespan.startup.complete"})

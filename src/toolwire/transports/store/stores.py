@@ -484,9 +484,8 @@ class RedisStore:
 
     def _runs(self) -> Any:
         if self._run_queue is None:
-            from .runs import (
-                RunQueue,  # lazy: the run queue, only for a store that runs Tasks
-            )
+            # lazy: the run queue, only for a store that runs Tasks
+            from .runs import RunQueue
 
             self._run_queue = RunQueue(self)
         return self._run_queue
