@@ -49,7 +49,7 @@ wire(
     load_openapi="toolwire.composition.openapi:load_document",
     add_openapi="toolwire.composition.openapi:add_openapi",
     serve_tasks="toolwire.extensions.tasks:serve_tasks",
-    start_task="toolwire.extensions.tasks:start_task",
+    start_task="toolwire.extensions.task_run:start_task",
     Handover="toolwire.extensions.task_handover:Handover",
     serve_skills="toolwire.extensions.skills:serve_skills",
     Apps="toolwire.extensions.apps:Apps",

@@ -24,7 +24,8 @@ from ..errors import RPCError
 from ..protocol.revisions import FEATURES
 from ..server.context import Context
 from ..server.request import JSON, Request
-from .tasks import TERMINAL, Task, TaskRegistry, _run
+from .task_run import _run
+from .tasks import TERMINAL, Task, TaskRegistry
 
 if TYPE_CHECKING:
     from ..tools import Tool
