@@ -6,24 +6,5 @@ loop.
 may run without asking, :mod:`.naming` the model-facing names.
 """
 
-from .exports import HostTool, to_anthropic_content, to_gemini_content, to_openai_content
-from .host import Host, UnknownToolError, denied
-from .naming import HASH_LENGTH, MAX_NAME, NAME_PATTERN, assign_names
-from .primitives import HostPrompt, HostResource, UnknownPrimitiveError
-
-__all__ = [
-    "HASH_LENGTH",
-    "MAX_NAME",
-    "NAME_PATTERN",
-    "Host",
-    "HostPrompt",
-    "HostResource",
-    "HostTool",
-    "UnknownPrimitiveError",
-    "UnknownToolError",
-    "assign_names",
-    "denied",
-    "to_anthropic_content",
-    "to_gemini_content",
-    "to_openai_content",
-]
+from .host import *  # noqa: F403 (what toolwire.client.host gave when it was one module)
+from .host import __all__ as __all__
