@@ -31,7 +31,6 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import httpx
-import uvicorn
 from authlib.common.urls import add_params_to_uri
 from authlib.oauth2 import OAuth2Error
 from joserfc import jwt
@@ -40,6 +39,7 @@ from joserfc.jws import extract_compact
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from http_server import bound_socket, uvicorn_on
 from oauth_authlib import (
     USER,
     Authlib,
@@ -367,29 +367,12 @@ class OAuthServer:
 
 
 def _bind() -> tuple[socket.socket, str]:
-    # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY only on sockets that say they are
-    # TCP, and without it every response written in two parts waits for a delayed ACK.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
+    sock = bound_socket()
     return sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-@contextlib.contextmanager
-def _run(app: Any, sock: socket.socket, lifespan: str) -> Iterator[None]:
-    config = uvicorn.Config(
-        app, log_level="warning", lifespan=lifespan, timeout_graceful_shutdown=2
-    )
-    runner = uvicorn.Server(config)
-    thread = threading.Thread(target=runner.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        runner.should_exit = True
-        thread.join(10)
-        sock.close()
+def _run(app: Any, sock: socket.socket, lifespan: str) -> contextlib.AbstractContextManager[None]:
+    return uvicorn_on(app, sock, lifespan)
 
 
 @contextlib.contextmanager

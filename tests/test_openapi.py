@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import threading
 from collections.abc import AsyncIterator, Iterator
 from enum import Enum
 from typing import Annotated, Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import Body, Cookie, FastAPI, Header, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from toolwire import Server
 from toolwire.errors import RegistrationError
 
-from http_server import serve_http
+from http_server import bound_socket, serve_http, uvicorn_on
 from wire import MODERN, checked_client
 
 pytestmark = pytest.mark.timeout(60)
@@ -156,21 +154,10 @@ def make_api() -> FastAPI:
 
 @contextlib.contextmanager
 def serve_asgi(app: Any) -> Iterator[str]:
-    """``app`` on a real uvicorn on 127.0.0.1 (the socket bound first, so no polling)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
-    runner = uvicorn.Server(config)
-    thread = threading.Thread(target=runner.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
+    """``app`` on a real uvicorn on 127.0.0.1."""
+    sock = bound_socket()
+    with uvicorn_on(app, sock, lifespan="off"):
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        runner.should_exit = True
-        thread.join(10)
-        sock.close()
 
 
 @pytest.fixture

@@ -13,17 +13,16 @@ import contextlib
 import runpy
 import socket
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 
 from toolwire import Client, Server
 from toolwire.errors import ServerError
 
-from http_server import serve_http
+from http_server import bound_socket as bound
+from http_server import serve_http, uvicorn_on
 from mcp_spec import WireChecker
 from wire import EXAMPLES, MODERN, SERVERS, checked_client
 
@@ -258,23 +257,8 @@ async def test_extensions_and_other_methods_pass_through() -> None:
 def upstream_on(sock: socket.socket) -> Iterator[None]:
     """A fresh upstream server (over HTTP) on a bound socket, until the block ends."""
     app = runpy.run_path(str(SERVERS / "proxy_upstream.py"))["mcp"].http_app("/mcp")
-    runner = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=runner.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
+    with uvicorn_on(app, sock):
         yield
-    finally:
-        runner.should_exit = True
-        thread.join(10)
-        sock.close()
-
-
-def bound(port: int = 0) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(16)
-    return sock
 
 
 @pytest.mark.parametrize("upstream_era", UPSTREAM_ERAS)
