@@ -75,11 +75,20 @@ def _top(module: Path) -> str:
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, first component inside toolwire) of every toolwire import in ``path``."""
+    """(line, first component inside toolwire) of every toolwire import in ``path``, a module
+    named in a string to ``importlib.import_module`` included."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = path.relative_to(SRC).parent.parts
+    package = path.relative_to(SRC).parent.parts if path.is_relative_to(SRC) else ()
     found = []
     for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).startswith("toolwire.")
+        ):
+            found.append((node.lineno, str(node.args[0].value).split(".")[1]))
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = (
@@ -131,7 +140,7 @@ def test_every_function_the_server_reaches_by_name_exists() -> None:
     for name, target in features._wired.items():
         function = features.feature(name)
         assert callable(function), target
-        package = target.split(".")[1]
+        package = target.partition(":")[0].split(".")[1]
         assert LAYERS[package] > LAYERS["server"], f"{name}: {target} is no feature package's"
     with pytest.raises(RuntimeError, match="No feature is wired as 'nothing'"):
         features.feature("nothing")
@@ -143,6 +152,11 @@ def test_the_checker_catches_an_upward_import(tmp_path: Path) -> None:
     fake = tmp_path / "x.py"
     fake.write_text("from toolwire.server import Server\n")
     assert _imports_of(fake) == ["server"]
+    named = tmp_path / "named.py"
+    named.write_text(
+        "import importlib\ndef f():\n    return importlib.import_module('toolwire.proxy')\n"
+    )
+    assert _imports(named) == [(3, "proxy")]
 
 
 def _module_graph(folder: Path, deep: bool = True) -> dict[str, set[str]]:

@@ -42,6 +42,7 @@ from .server.features import wire
 # What Server's methods hand to the feature packages (toolwire.server.features), each
 # module imported on first use.
 wire(
+    proxy="toolwire.proxy:proxy",
     mount="toolwire.composition.mount:mount",
     prefix_of="toolwire.composition.mount:prefix_of",
     transform_tool="toolwire.composition.transforms:transform_tool",

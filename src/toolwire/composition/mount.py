@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import importlib
 import inspect
 import logging
 import re
@@ -49,6 +48,7 @@ from ..resources.uri_template import UriTemplate
 from ..server.request import Request
 from ..tools import Tool
 from .mount_routes import route
+from .subscriptions import dropped, unwatched
 from .transforms import ForwardedTool, rules_of, running
 
 logger = logging.getLogger("toolwire")
@@ -110,7 +110,9 @@ class Mount:
         self.outer = outer
         self.inner = inner
         self.prefix = prefix
-        self.proxied = hasattr(inner, "upstream_for")
+        # a proxy says what mounting it needs (toolwire.proxy.mounted): the proxy package
+        # sits above this one, which never names it
+        self.proxied = getattr(inner, "mounting", None) is not None
         if self.proxied:
             inner.shared = True  # one upstream connection serves every session of outer
         # per kind: the id in inner -> (what it was built from, the id registered in outer)
@@ -277,12 +279,11 @@ class Mount:
         return [item for item in found if hasattr(item, "unwatch") and hasattr(item, "serves")]
 
     def _unwatch_dropped(self, watched: list[Any]) -> None:
-        mounted = _proxy_mounted()
-        ended = mounted.dropped(self.outer, watched)
+        ended = dropped(self.outer, watched)
         if not ended:
             return
         try:
-            task = asyncio.get_running_loop().create_task(mounted.unwatched(ended))
+            task = asyncio.get_running_loop().create_task(unwatched(ended))
         except RuntimeError:  # no loop: no upstream connection to tell
             return
         self._syncing.add(task)
@@ -373,7 +374,7 @@ class Mount:
     async def sync_proxied(self, kind: str | None = None) -> bool:
         """List what the upstream offers (through the proxy) and register it; False when
         the upstream could not be listed."""
-        mounted = _proxy_mounted()
+        mounted = self.inner.mounting
         if self._watches is None:
             self._watches = mounted.Watches(self.inner, self.outer)
         kinds: tuple[str, ...] = ("tools", "resources", "templates", "prompts")
@@ -404,16 +405,9 @@ class Mount:
             watched = self._watched(each)
             self._sync(each, desired, build, strict=False)
             if watched:  # subscribed resources the upstream no longer lists: unsubscribed
-                await mounted.unwatched(mounted.dropped(self.outer, watched))
+                await unwatched(dropped(self.outer, watched))
         self._failing = False
         return True
-
-
-def _proxy_mounted() -> Any:
-    """:mod:`toolwire.proxy.mounted`, loaded when a mounted proxy needs it (the proxy layer
-    sits above this one, so it is found at run time, not imported)."""
-
-    return importlib.import_module("toolwire.proxy.mounted")
 
 
 class MountedTool(ForwardedTool):

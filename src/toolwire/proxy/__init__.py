@@ -16,8 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..client import Client
+from . import mounted
 from .server import MAX_UPSTREAMS, ProxyServer
 from .upstream import UpstreamClient
+
+ProxyServer.mounting = mounted
 
 __all__ = ["ProxyServer", "proxy"]
 

@@ -13,8 +13,8 @@ completions. Subscribing to one of its resources (``resources/subscribe``, or a 
 listen stream's ``resourceSubscriptions``) subscribes upstream first (:class:`Watches`);
 the upstream's ``notifications/resources/updated`` then reach the mounting server's
 subscribers under the mounted URI, until the last of them goes (upstream unsubscribed), or
-until the upstream stops listing what served the URI (:func:`dropped`: the subscriptions
-to it end here too).
+until the upstream stops listing what served the URI (the subscriptions to it end here
+too: :func:`toolwire.composition.subscriptions.dropped`).
 """
 
 from __future__ import annotations
@@ -135,56 +135,6 @@ class Watches:
         if uri is not None:
             with contextlib.suppress(RuntimeError):  # no loop: nobody to tell
                 self.outer.resource_updated(uri)
-
-
-def dropped(server: Any, held: list[Any]) -> list[tuple[Any, str]]:
-    """A list of ``server`` changed: a resource (or template) of ``held`` (an upstream's,
-    registered there by a mounted proxy, or by a server mounting that mount) that is no
-    longer registered served URIs some of ``server``'s sessions subscribe to. Nothing
-    serves such a URI any more, so its subscriptions end: each session's record of it goes
-    (its legacy subscriptions, its listen streams' ``resourceSubscriptions``). Returns the
-    ``(unwatch, uri)`` to run (the upstream URI unsubscribed). A URI still served (the
-    resource came back with another definition) keeps its subscribers."""
-    ended: list[tuple[Any, str]] = []
-    gone = [item for item in held if not item.registered_in(server)]
-    if not gone:
-        return ended
-    subscribed = _subscribed_uris(server)
-    for item in gone:
-        for uri in sorted(subscribed):
-            if item.serves(uri) and not server.knows(uri):
-                _forget(server, uri)
-                ended.append((item.unwatch, uri))
-    return ended
-
-
-async def unwatched(ended: list[tuple[Any, str]]) -> None:
-    for unwatch, uri in ended:
-        await unwatch(uri)
-
-
-def _subscribed_uris(server: Any) -> set[str]:
-    """The URIs some session of ``server`` subscribes to (either era)."""
-    uris: set[str] = set()
-    for connection in list(server._connections):
-        uris.update(connection.subscriptions)
-        for accepted in connection.listeners.values():
-            uris.update(accepted.get("resourceSubscriptions", ()))
-    return uris
-
-
-def _forget(server: Any, uri: str) -> None:
-    """No session of ``server`` subscribes to ``uri`` any more."""
-    for connection in list(server._connections):
-        connection.subscriptions.discard(uri)
-        for accepted in connection.listeners.values():
-            subscribed = accepted.get("resourceSubscriptions")
-            if isinstance(subscribed, list) and uri in subscribed:
-                kept = [u for u in subscribed if u != uri]
-                if kept:
-                    accepted["resourceSubscriptions"] = kept
-                else:
-                    del accepted["resourceSubscriptions"]
 
 
 class ForwardedCompleters(dict[str, Callable[..., Any]]):

@@ -18,7 +18,7 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import jsonrpc
 from ..errors import ClientError, RPCError
@@ -108,6 +108,10 @@ class Methods(dict[str, Any]):
 
 class ProxyServer(ServerCore):
     """A server serving what an upstream MCP server offers."""
+
+    #: What a server mounting this proxy needs of it (:mod:`toolwire.proxy.mounted`, set
+    #: by the package): :mod:`toolwire.composition.mount` asks the mounted server for it.
+    mounting: ClassVar[Any] = None
 
     def __init__(
         self,

@@ -2,7 +2,8 @@
 
 The feature packages (:mod:`toolwire.composition`: mounting, tool transforms, tool search,
 OpenAPI; :mod:`toolwire.extensions`: Tasks, Skills, MCP Apps; :mod:`toolwire.admission`:
-rate limits, the audit log) are built on the core; the core never imports them. Where the
+rate limits, the audit log) and :mod:`toolwire.proxy` are built on the core; the core never
+imports them, by an import statement or by a module's name in a string. Where the
 server hands work to one (``mcp.mount(...)``, a task tool's call, ``Server(audit=True)``),
 it asks for the function or class by the name it was wired under; the package
 (``toolwire/__init__.py``) wires each name to its ``module:attribute``, and the module is

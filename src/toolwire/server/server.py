@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
@@ -230,10 +229,8 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
         """A server that serves another MCP server's tools, resources and prompts:
         ``target`` is a command (stdio), an ``http(s)://`` URL or a ``Client``; see
         :func:`toolwire.proxy.proxy` (docs: "Proxies" in the deployment guide)."""
-
-        # toolwire.proxy sits above server/ and client/ (it joins both): loaded by name.
-        module = importlib.import_module("toolwire.proxy")
-        return module.proxy(target, name=name, shared=shared, **client_options)
+        # toolwire.proxy sits above server/ and client/ (it joins both): reached by name
+        return feature("proxy")(target, name=name, shared=shared, **client_options)
 
     @overload
     def tool(self, name: F, /) -> F: ...
