@@ -209,7 +209,7 @@ POINT_DATA = {"x": 1, "y": 2, "label": "origin"}
 
 # tool -> the result body (without the modern envelope) on 2025-06-18 and later
 EXPECTED: dict[str, dict[str, Any]] = {
-    "greeting": {"content": [text("hello")]},
+    "greeting": {"content": [text("hello")], "structuredContent": {"result": "hello"}},
     "untyped_greeting": {"content": [text("hello")]},
     "nothing": {"content": []},
     "untyped_nothing": {"content": []},
@@ -319,6 +319,7 @@ async def test_output_schemas_are_published_for_typed_data_only(mcp: Server) -> 
         tools = {t["name"]: t for t in await client.list_tools()}
     with_schema = {name for name, tool in tools.items() if "outputSchema" in tool}
     assert with_schema == {
+        "greeting",
         "count",
         "ratio",
         "flag",
@@ -339,6 +340,11 @@ async def test_output_schemas_are_published_for_typed_data_only(mcp: Server) -> 
         },
         "required": ["x", "y"],
     }
+    assert tools["greeting"]["outputSchema"] == {
+        "type": "object",
+        "properties": {"result": {"type": "string"}},
+        "required": ["result"],
+    }
     assert tools["count"]["outputSchema"] == {
         "type": "object",
         "properties": {"result": {"type": "integer"}},
@@ -355,9 +361,7 @@ async def test_none_where_an_optional_model_is_declared(mcp: Server) -> None:
     async with checked_client(mcp, MODERN) as client:
         [tool] = [t for t in await client.list_tools() if t["name"] == "maybe_point"]
         result = await client.call_tool("maybe_point", {"present": False})
-    assert result.raw == envelope(
-        MODERN, {"content": [text("null")], "structuredContent": {"result": None}}
-    )
+    assert result.raw == envelope(MODERN, {"content": [], "structuredContent": {"result": None}})
     check_structured(tool, result.raw)
 
 

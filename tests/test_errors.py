@@ -388,8 +388,10 @@ async def test_json_strings_for_list_and_object_params_are_accepted() -> None:
                 "note": '{"name": "n", "quantity": 2}',
             },
         )
+        text = "['a', 'b']|{'a': 0.5}|name='n' quantity=2"
         assert result.raw == {
-            "content": [{"type": "text", "text": "['a', 'b']|{'a': 0.5}|name='n' quantity=2"}]
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": {"result": text},
         }
         result = await client.call_tool(
             "order", {"customer": "Ada", "items": '[{"name": "pen", "quantity": 1}]'}
@@ -403,7 +405,10 @@ async def test_json_strings_for_list_and_object_params_are_accepted() -> None:
 async def test_null_for_an_optional_param_is_accepted() -> None:
     async with checked_client(argument_server(), MODERN) as client:
         result = await client.call_tool("search_users", {"query": "ada", "department": None})
-        assert body(result.raw) == {"content": [{"type": "text", "text": "ada|10|False|None"}]}
+        assert body(result.raw) == {
+            "content": [{"type": "text", "text": "ada|10|False|None"}],
+            "structuredContent": {"result": "ada|10|False|None"},
+        }
         result = await client.call_tool("tags", {"names": [], "weights": {}, "note": None})
         assert result.text == "[]|{}|None"
         result = await client.call_tool(

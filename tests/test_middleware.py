@@ -159,7 +159,7 @@ async def test_a_layer_made_result_is_cut_down_for_an_old_revision() -> None:
     2025-06-18 and structuredContent that is not an object becomes text before 2026-07-28."""
     mcp = Server("t")
 
-    @mcp.tool()
+    @mcp.tool(structured_output=False)
     def docs() -> str:
         return "never called"
 
@@ -212,7 +212,7 @@ async def test_layers_compose_in_order_and_the_decorator_returns_the_function() 
     c = layer("c")
     assert mcp.add_middleware(c) is c
 
-    @mcp.tool()
+    @mcp.tool(structured_output=False)  # the layers add text blocks
     def echo(text: str) -> str:
         return text
 

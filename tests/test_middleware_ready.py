@@ -120,7 +120,7 @@ async def test_size_cap_in_error_mode(revision: str) -> None:
         async with checked_client(url, revision) as client:
             result = await client.call_tool("long_text", {})
             small = await client.call_tool("lookup", {"q": "x"})
-    assert result.is_error and "'long_text' was 6" in result.text
+    assert result.is_error and "'long_text' was 12" in result.text  # text and {"result": text}
     assert not small.is_error
 
 

@@ -167,8 +167,12 @@ def test_design_example_search_users() -> None:
     fs = build(search_users)
     assert fs.description == "Search for users in the database."
     assert json.dumps(fs.input_schema) == json.dumps(SEARCH_USERS_SCHEMA)  # key order too
-    assert fs.output_schema is None
-    assert fs.wraps_result is False
+    assert fs.output_schema == {
+        "type": "object",
+        "properties": {"result": {"type": "string"}},
+        "required": ["result"],
+    }
+    assert fs.wraps_result is True
     assert fs.injected == {}
     assert json.dumps(slow(search_users).input_schema) == json.dumps(SEARCH_USERS_SCHEMA)
 
@@ -859,11 +863,12 @@ def test_no_output_schema() -> None:
     def opaque() -> Context:
         return Context()
 
-    for fn in (text, nothing, anything, unannotated, image, images, opaque):
+    for fn in (nothing, anything, unannotated, image, images, opaque):
         fs = build(fn)
         assert fs.output_schema is None, fn
         assert fs.wraps_result is False
     assert build(add, structured_output=False).output_schema is None
+    assert build(text, structured_output=False).output_schema is None
     assert build(search_users, structured_output=False).output_schema is None
 
 

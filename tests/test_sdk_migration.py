@@ -27,7 +27,8 @@ import httpx
 import orjson
 import pytest
 
-from toolwire import Server
+from toolwire import Server, types
+from toolwire.errors import ServerError
 from toolwire.server.compat.sdk_options import http_options
 
 from http_server import serve_http
@@ -421,11 +422,8 @@ def test_sdk_auth_settings_need_a_verifier() -> None:
 @pytest.mark.parametrize(
     ("name", "alternative"),
     [
-        ("_tool_manager", "@mcp.tool(input_schema={...})"),
         ("_resource_manager", "mcp.get_resource(uri)"),
         ("_prompt_manager", "mcp.get_prompt(name)"),
-        ("_lowlevel_server", "an Extension's"),
-        ("_mcp_server", "an Extension's"),
     ],
 )
 def test_the_sdks_private_objects_are_refused_naming_the_public_way(
@@ -439,3 +437,53 @@ def test_the_sdks_private_objects_are_refused_naming_the_public_way(
     assert not hasattr(mcp, "_no_such_thing")
     with pytest.raises(AttributeError, match="has no attribute '_no_such_thing'"):
         mcp._no_such_thing  # type: ignore[attr-defined]  # noqa: B018
+
+
+@pytest.mark.timeout(30)
+async def test_the_sdks_tool_manager_and_request_handlers_work_as_its_examples_use_them() -> None:
+    """What the SDK's everything-server writes where the SDK has no public way: a tool's
+    published schema set by hand, and handlers of methods toolwire answers itself."""
+    mcp = Server("Demo")
+
+    @mcp.tool()
+    def add(a: int, b: int = 2) -> int:
+        return a + b
+
+    manager = mcp._tool_manager  # type: ignore[attr-defined]
+    assert manager.get_tool("add").parameters["required"] == ["a"]
+    assert [tool.name for tool in manager.list_tools()] == ["add"]
+    published = {"type": "object", "properties": {"a": {"type": "integer"}, "note": {}}}
+    manager._tools["add"].parameters = published
+    with pytest.raises(TypeError, match="must be a JSON Schema dict"):
+        manager._tools["add"].parameters = {"type": "array"}
+
+    levels: list[str] = []
+    uris: list[str] = []
+
+    async def set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        levels.append(params.level)
+        assert ctx.request_id is not None
+        return types.EmptyResult()
+
+    mcp._lowlevel_server.add_request_handler(  # type: ignore[attr-defined]
+        "logging/setLevel", types.SetLevelRequestParams, set_level
+    )
+    mcp._mcp_server.subscribe_resource()(uris.append)  # type: ignore[attr-defined]
+
+    async with checked_client(mcp, LEGACY) as client:
+        (tool,) = await client.list_tools()
+        assert tool["inputSchema"] == published
+        # the function's own arguments are checked; a name it does not take is dropped
+        assert (await client.call_tool("add", {"a": 1, "note": "x"})).structured == {"result": 3}
+        refused = await client.call_tool("add", {"a": "one"})
+        assert refused.is_error and "a:" in refused.text
+        assert await client.request("logging/setLevel", {"level": "info"}) == {}
+        assert await client.request("resources/subscribe", {"uri": "notes://a"}) == {}
+        for method, params, word in [
+            ("logging/setLevel", {"level": 3}, "level"),
+            ("resources/subscribe", {}, "uri"),
+        ]:
+            with pytest.raises(ServerError, match=word) as bad:
+                await client.request(method, params)
+            assert bad.value.code == -32602
+    assert levels == ["info"] and uris == ["notes://a"]

@@ -56,7 +56,7 @@ async def sleep(seconds: float) -> str:
     return f"slept {seconds}"
 
 
-@mcp.tool()
+@mcp.tool(structured_output=False)  # answers of ``size`` bytes
 async def blob(size: int, pad: str = "") -> str:
     return "x" * size
 

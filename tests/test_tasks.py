@@ -288,7 +288,10 @@ async def test_call_tool_waits_answers_and_raises_for_the_task() -> None:
         sent.clear()  # the handshake
         result = await client.call_tool("slow", {"seconds": 0.2, "label": "report"})
         assert result.text == "report done" and not result.is_error
-        assert sent[0] == "tools/call" and sent[1:] and set(sent[1:]) == {"tasks/get"}
+        # tasks/get until it ends, and tools/list once: the client checks the result's
+        # structuredContent against the tool's output schema
+        assert sent[0] == "tools/call" and set(sent[1:]) == {"tasks/get", "tools/list"}
+        assert sent.count("tools/list") == 1
         assert (await client.call_tool("delete", {"filename": "b.txt"})).text == "kept"
         assert "tasks/update" in sent
         assert (await client.call_tool("only_as_task", {})).is_error
@@ -572,7 +575,8 @@ async def test_questions_first_then_a_task(where: str) -> None:
             result = await client.call_tool("deploy", {"env": "prod"})
             assert result.text == "deployed to prod"
             # round 1 asks, round 2 (with the answer) becomes the task, which is polled
-            assert sent[:2] == ["tools/call", "tools/call"] and set(sent[2:]) == {"tasks/get"}
+            assert sent[:2] == ["tools/call", "tools/call"]
+            assert set(sent[2:]) == {"tasks/get", "tools/list"}  # its output schema, once
             job = await client.start_tool("deploy", {"env": "staging"})
             assert job.id is not None  # the rounds were answered on the way
             await job.cancel()

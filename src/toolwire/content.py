@@ -341,6 +341,8 @@ def to_result(
             data = clean(data)
         if schema.output_schema is not None:
             payload = {"result": data} if schema.wraps_result else data
+            if data is None:  # no block, as the official SDK and FastMCP send it
+                return {"content": [], "structuredContent": payload}
             if isinstance(data, str):
                 text = data
             elif schema.text_of_str:

@@ -52,18 +52,13 @@ def listed(tool: dict[str, Any]) -> dict[str, Any]:
             name: (sub.get("type"), sub.get("description")) for name, sub in properties.items()
         },
         "required": sorted(tool["inputSchema"].get("required", [])),
+        "outputSchema": tool.get("outputSchema"),
     }
 
 
 def result(done: dict[str, Any]) -> dict[str, Any]:
-    """A call's result without the ``{"result": text}`` mirror FastMCP adds to ``-> str``
-    tools (toolwire sends the text alone, docs/migrating.md) and without ``_meta``."""
-    seen = {key: value for key, value in done.items() if key != "_meta"}
-    structured = seen.get("structuredContent")
-    texts = [block.get("text") for block in seen.get("content", [])]
-    if structured == {"result": texts[0] if texts else None}:
-        seen.pop("structuredContent")
-    return seen
+    """A call's result without ``_meta``."""
+    return {key: value for key, value in done.items() if key != "_meta"}
 
 
 async def drive(command: list[str], mode: str, stderr: IO[str], checked: bool) -> dict[str, Any]:

@@ -70,17 +70,8 @@ def listed(tool: dict[str, Any]) -> dict[str, Any]:
         },
         "required": sorted(schema.get("required", [])),
         "readOnly": tool.get("annotations", {}).get("readOnlyHint"),
+        "outputSchema": tool.get("outputSchema"),
     }
-
-
-def result(outcome: dict[str, Any]) -> dict[str, Any]:
-    """A call's result without the output-schema mirror FastMCP adds for ``-> str`` tools
-    (``{"result": text}``: the same text as the content)."""
-    seen = dict(outcome)
-    structured = seen.get("structuredContent")
-    if isinstance(structured, dict) and list(structured) == ["result"]:
-        seen.pop("structuredContent")
-    return seen
 
 
 async def exercise(client: Client) -> dict[str, Any]:
@@ -129,7 +120,7 @@ async def exercise(client: Client) -> dict[str, Any]:
             done = {"refused": True}
         if name == "list_resources" and not done.get("refused"):
             done = json.loads(done["content"][0]["text"])  # a listing, MIME types and all
-        seen[f"{number} {name}"] = done if name == "list_resources" else result(done)
+        seen[f"{number} {name}"] = done
     resources = await outcome(client.list_resources())
     seen["resources"] = sorted(
         (item["uri"], item.get("mimeType")) for item in resources["resources"]

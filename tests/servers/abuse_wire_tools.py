@@ -90,12 +90,13 @@ def build(record: Record) -> Server:
         await asyncio.sleep(30)
         return "waited"
 
-    @mcp.tool()
+    # the text alone (no {"result": text} beside it): answers of ``size`` bytes each
+    @mcp.tool(structured_output=False)
     def blob(size: int) -> str:
         """A text of ``size`` bytes."""
         return "x" * size
 
-    @mcp.tool()
+    @mcp.tool(structured_output=False)
     async def ablob(size: int) -> str:
         """A text of ``size`` bytes, from an async tool."""
         return "x" * size

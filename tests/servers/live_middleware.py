@@ -59,34 +59,35 @@ def build() -> Server:
             result = {**result, "structuredContent": {"calls": 1}}
         return result
 
-    @mcp.tool()
+    # Text tools (structured_output=False): the middleware rewrites and answers their texts.
+    @mcp.tool(structured_output=False)
     def trace() -> str:
         """What the recording middleware saw since the last trace, one entry per line."""
         lines = "\n".join(seen)
         seen.clear()
         return lines
 
-    @mcp.tool()
+    @mcp.tool(structured_output=False)
     def echo(text: str) -> str:
         """Return the text unchanged."""
         return text
 
-    @mcp.tool()
+    @mcp.tool(structured_output=False)
     def greet(name: str = "nobody") -> str:
         """Greet someone."""
         return f"Hello, {name}"
 
-    @mcp.tool()
+    @mcp.tool(structured_output=False)
     def lookup(key: str) -> str:
         """Look a key up (the middleware answers first)."""
         raise RuntimeError("the tool ran although the middleware answered")
 
-    @mcp.tool(annotations={"destructiveHint": True})
+    @mcp.tool(annotations={"destructiveHint": True}, structured_output=False)
     def delete_all() -> str:
         """Delete everything (the middleware refuses)."""
         return "deleted everything"
 
-    @mcp.tool()
+    @mcp.tool(structured_output=False)
     def broken() -> str:
         """Never reached: the middleware fails first."""
         return "ok"

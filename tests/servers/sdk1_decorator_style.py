@@ -222,6 +222,36 @@ def pixel() -> CallToolResult:
     return CallToolResult(content=[Image(data=PIXEL, format="png").to_image_content()])
 
 
+# ---------------------------------------------------------------- the SDK's private objects
+# (what its everything-server does where the SDK has no public way)
+
+
+@mcp.tool()
+def lookup() -> str:
+    """A tool whose published input schema is set by hand below."""
+    return "looked up"
+
+
+mcp._tool_manager._tools["lookup"].parameters = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "units": {"enum": ["metric", "imperial"]}},
+    "additionalProperties": False,
+}
+
+levels: list[str] = []
+
+
+@mcp._mcp_server.set_logging_level()
+async def set_level(level: str) -> None:
+    levels.append(level)
+
+
+@mcp.tool()
+def chosen_levels() -> list[str]:
+    """The log levels the client chose, as the handler above kept them."""
+    return levels
+
+
 # ---------------------------------------------------------------- resources, prompts, completion
 
 

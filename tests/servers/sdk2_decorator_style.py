@@ -24,7 +24,9 @@ from mcp.types import (
     CallToolResult,
     Completion,
     ElicitRequestURLParams,
+    EmptyResult,
     SamplingMessage,
+    SetLevelRequestParams,
     TextContent,
 )
 from pydantic import BaseModel
@@ -216,6 +218,39 @@ def echo(text: str) -> Annotated[CallToolResult, EchoResponse]:
 def pixel() -> CallToolResult:
     """An image made with Image.to_image_content()."""
     return CallToolResult(content=[Image(data=PIXEL, format="png").to_image_content()])
+
+
+# ---------------------------------------------------------------- the SDK's private objects
+# (what its everything-server does where the SDK has no public way)
+
+
+@mcp.tool()
+def lookup() -> str:
+    """A tool whose published input schema is set by hand below."""
+    return "looked up"
+
+
+mcp._tool_manager._tools["lookup"].parameters = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "units": {"enum": ["metric", "imperial"]}},
+    "additionalProperties": False,
+}
+
+levels: list[str] = []
+
+
+async def set_level(ctx: Any, params: SetLevelRequestParams) -> EmptyResult:
+    levels.append(params.level)
+    return EmptyResult()
+
+
+mcp._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+
+
+@mcp.tool()
+def chosen_levels() -> list[str]:
+    """The log levels the client chose, as the handler above kept them."""
+    return levels
 
 
 # ---------------------------------------------------------------- resources, prompts, completion

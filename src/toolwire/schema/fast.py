@@ -189,7 +189,7 @@ def fast_output(
     """(output schema, wraps result, dumper factory, text of ``str()``) of a primitive or
     missing return type."""
     json_type = _PRIMITIVES.get(ret) if type(ret) is type else None
-    if json_type is None or (ret is str and not structured_output):
+    if json_type is None:
         if structured_output:
             no_output_schema(name, ret)
         return None, False, generic_dumper, False

@@ -12,6 +12,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 from functools import partial
+from types import UnionType
 from typing import Any
 
 import orjson
@@ -211,6 +212,7 @@ def pydantic_output(
     """(output schema, wraps result, dumper factory, whether the text is the value's
     ``str()``) of any return type. The text is the value's ``str()`` for an ordinary class
     with annotated attributes, as the official SDK writes it; otherwise the JSON data."""
+    ret = _without_input_required(ret)
     declared = _declared_result_schema(ret)
     if declared is not None:  # Annotated[CallToolResult, Model]: the tool makes its result
         # lazy: pydantic, off the import path until a schema needs it
@@ -229,8 +231,6 @@ def pydantic_output(
     ):
         if structured_output:
             no_output_schema(name, ret)
-        return None, False, generic_dumper, False
-    if ret is str and not structured_output:
         return None, False, generic_dumper, False
     # lazy: pydantic, off the import path until a schema needs it
     from pydantic import PydanticUserError, TypeAdapter
@@ -320,6 +320,24 @@ def _adapter_dumper(adapter: Any) -> Dumper:
             return to_jsonable_python(value, by_alias=True, fallback=str)
 
     return dump
+
+
+def _without_input_required(ret: Any) -> Any:
+    """``ret`` without the ``InputRequiredResult`` arms of its union: a tool's questions are
+    no data, so the other arms alone give the output schema (as the official SDK and FastMCP
+    derive it); ``None`` when no other arm is left."""
+    if typing.get_origin(ret) not in (typing.Union, UnionType):
+        return ret
+    # lazy: the protocol types, only for a union return annotation
+    from ..types import InputRequiredResult
+
+    arms = typing.get_args(ret)
+    data = tuple(
+        a for a in arms if not (isinstance(a, type) and issubclass(a, InputRequiredResult))
+    )
+    if len(data) == len(arms):
+        return ret
+    return typing.Union[data] if data else None  # noqa: UP007  # a runtime tuple of arms
 
 
 def _is_untyped_sequence(ann: Any) -> bool:

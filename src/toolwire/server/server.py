@@ -41,34 +41,40 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The official SDK's private objects that its examples reach into, and what to write instead.
+# The official SDK's private objects that its examples reach into where it has no public way:
+# served as the SDK's examples use them (toolwire.server.compat.sdk_private).
+_SDK_OBJECTS = {
+    "_tool_manager": "ToolManager",
+    "_lowlevel_server": "LowLevelServer",
+    "_mcp_server": "LowLevelServer",  # its 1.x name
+}
+# Those they reach in passing, and what to write instead.
 _SDK_PRIVATE = {
-    "_tool_manager": "give a tool's input schema with @mcp.tool(input_schema={...}) and "
-    "find a tool with mcp.get_tool(name)",
     "_resource_manager": "find a resource with mcp.get_resource(uri)",
     "_prompt_manager": "find a prompt with mcp.get_prompt(name)",
-    "_lowlevel_server": "toolwire answers logging/setLevel and resources/subscribe itself "
-    "(a subscription is followed with mcp.resource_updated(uri)); a method of your own is "
-    "an Extension's (docs/extensions.md)",
 }
-_SDK_PRIVATE["_mcp_server"] = _SDK_PRIVATE["_lowlevel_server"]  # its 1.x name
 
 
-class _SdkPrivate:
-    """A private object of the official SDK (``mcp._tool_manager``...): reading it raises
-    AttributeError naming the public way. A descriptor, not ``__getattr__``, which would keep
-    CPython from specializing every other attribute read of a server."""
+class _SdkObject:
+    """A private object of the official SDK (``mcp._tool_manager``...), made on first read.
+    A descriptor, not ``__getattr__``, which would keep CPython from specializing every
+    other attribute read of a server."""
 
-    def __init__(self, name: str, advice: str) -> None:
-        self.name, self.advice = name, advice
+    def __init__(self, name: str, kind: str | None, advice: str = "") -> None:
+        self.name, self.kind, self.advice = name, kind, advice
 
     def __get__(self, server: object, owner: type | None = None) -> Any:
         if server is None:  # read on the class (help(), inspect): the descriptor itself
             return self
-        raise AttributeError(
-            f"toolwire's Server has no {self.name} (a private object of the official SDK): "
-            f"{self.advice}"
-        )
+        if self.kind is None:
+            raise AttributeError(
+                f"toolwire's Server has no {self.name} (a private object of the official "
+                f"SDK): {self.advice}"
+            )
+        # lazy: the official SDK's private surface, on first use
+        from .compat import sdk_private
+
+        return getattr(sdk_private, self.kind)(server)
 
 
 class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
@@ -597,5 +603,7 @@ def with_title(definition: JSON) -> JSON:
     return {**definition, "title": title}
 
 
+for _name, _kind in _SDK_OBJECTS.items():
+    setattr(Server, _name, _SdkObject(_name, _kind))
 for _name, _advice in _SDK_PRIVATE.items():
-    setattr(Server, _name, _SdkPrivate(_name, _advice))
+    setattr(Server, _name, _SdkObject(_name, None, _advice))

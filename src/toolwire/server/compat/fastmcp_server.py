@@ -7,17 +7,24 @@
     mcp = FastMCP("Demo")
 
 It is :class:`toolwire.Server` with FastMCP's defaults: every tool without a title is
-listed with one made from its name, because some clients drop or hide untitled tools, and
-a tool returning a list gives one JSON text. The official SDK's ``FastMCP`` and
+listed with one made from its name, because some clients drop or hide untitled tools; a
+tool returning a list gives one JSON text; and an output schema that wraps a value that is
+not an object in ``{"result": ...}`` says so with FastMCP's key, ``x-fastmcp-wrap-result``,
+which FastMCP's client reads to hand back the value itself. The official SDK's ``FastMCP`` and
 ``MCPServer`` become :class:`toolwire.Server` itself, which lists only the titles given and
 gives a list one content block per item.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from ...tools import Tool
 from ..server import Server
+
+# FastMCP's mark on an output schema that wraps a return value in {"result": ...}.
+WRAP_MARK = "x-fastmcp-wrap-result"
 
 
 class FastMCP(Server):
@@ -34,3 +41,12 @@ class FastMCP(Server):
         super().__init__(
             *args, titles_from_names=titles_from_names, split_lists=split_lists, **options
         )
+
+    def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> Tool:
+        tool = super().add_tool(fn, name=name, **options)
+        schema = tool.schema
+        built_here = not isinstance(fn, Tool)  # a tool built elsewhere keeps its schema
+        if built_here and schema.wraps_result and schema.output_schema is not None:
+            schema.output_schema = {**schema.output_schema, WRAP_MARK: True}
+            tool.definition = tool._definition()
+        return tool
