@@ -144,4 +144,6 @@ DEFAULTS = {
     ("GetPromptResult", "messages"): "Field(default_factory=list, alias='messages')",
     ("Completion", "values"): "Field(default_factory=list, alias='values')",
     ("Tool", "inputSchema"): ("Field(default_factory=_no_arguments, alias='inputSchema')"),
+    # the official SDK's InputRequiredResult(input_requests=...) says what it is by its type
+    ("InputRequiredResult", "resultType"): "Field(default='input_required', alias='resultType')",
 }

@@ -460,6 +460,22 @@ def test_mime_type_from_format(kind: type, fmt: str, mime: str) -> None:
     assert kind(data=b"\x00", format=fmt).mime_type == mime
 
 
+@pytest.mark.parametrize(
+    ("kind", "name", "mime"),
+    [
+        (Image, "photo.jpg", "image/jpeg"),
+        (Audio, "song.mp3", "audio/mpeg"),
+        (File, "notes.txt", "text/plain"),
+        # an image or audio file whose name says another kind, or nothing: as the SDK says
+        (Image, "notes.txt", "application/octet-stream"),
+        (Audio, "notes.txt", "application/octet-stream"),
+        (Image, "no_suffix", "application/octet-stream"),
+    ],
+)
+def test_mime_type_from_the_file_name(kind: type, name: str, mime: str) -> None:
+    assert kind(path=name).mime_type == mime
+
+
 def test_an_explicit_mime_type_wins_and_exactly_one_source_is_needed(tmp_path: Path) -> None:
     assert Image(data=PNG, mime_type="image/x-custom").mime_type == "image/x-custom"
     with pytest.raises(ValueError, match="exactly one"):

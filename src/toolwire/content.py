@@ -27,9 +27,11 @@ output schema) is refused with :class:`NonFiniteNumber`, which the tool turns in
 ``isError`` result naming it; it is never sent as ``null``. A lone surrogate in a string
 (a file name that is not UTF-8) is sent as U+FFFD, in the text and ``structuredContent``
 alike (see :mod:`toolwire.jsonrpc`). The MIME
-type of ``Image``/``Audio``/``File`` comes from ``format``, else the file name, else the
-data's signature (PNG, JPEG, GIF, WebP, WAV, MP3, Ogg, FLAC, PDF), else ``image/png`` /
-``audio/wav`` / ``application/octet-stream`` (the official SDK's defaults).
+type of ``Image``/``Audio``/``File`` comes from ``format``, else the file name
+(``application/octet-stream`` for an image or audio file whose name says another kind, as
+the official SDK says), else the data's signature (PNG, JPEG, GIF, WebP, WAV, MP3, Ogg,
+FLAC, PDF), else ``image/png`` / ``audio/wav`` / ``application/octet-stream`` (the official
+SDK's defaults).
 """
 
 from __future__ import annotations
@@ -124,8 +126,10 @@ class _Media:
             return f"{self._kind}/{_FORMAT_ALIASES.get(format, format)}"
         if self.path is not None:
             guessed = _guess_from_name(self.path.name)
-            if guessed:
-                return guessed
+            if self._kind == "application" or (guessed or "").startswith(f"{self._kind}/"):
+                return guessed or self._default_mime
+            # an Image or Audio file whose name says another kind: as the official SDK says
+            return "application/octet-stream"
         if self.data is not None:
             sniffed = _sniff(self.data)
             if sniffed:

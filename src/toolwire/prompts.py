@@ -86,16 +86,25 @@ class Message:
 
 
 class UserMessage(Message):
-    """A message from the user: ``UserMessage("Explain this error")``."""
+    """A message from the user: ``UserMessage("Explain this error")`` (``role="user"`` may
+    be given too, as the official SDK's examples do)."""
 
-    def __init__(self, content: Any) -> None:
+    def __init__(self, content: Any, role: str = "user") -> None:
+        if role != "user":
+            raise ValueError(
+                f"A UserMessage's role is 'user', not {role!r}: use Message(role, ...)"
+            )
         super().__init__("user", content)
 
 
 class AssistantMessage(Message):
     """A message from the assistant, e.g. the start of an answer for the model to go on with."""
 
-    def __init__(self, content: Any) -> None:
+    def __init__(self, content: Any, role: str = "assistant") -> None:
+        if role != "assistant":
+            raise ValueError(
+                f"An AssistantMessage's role is 'assistant', not {role!r}: use Message(role, ...)"
+            )
         super().__init__("assistant", content)
 
 
@@ -267,6 +276,15 @@ class Prompt(Component):
 
     kind = "prompt"
 
+    @classmethod
+    def from_function(
+        cls, fn: Callable[..., Any], name: str | None = None, **metadata: Unpack[Metadata]
+    ) -> Prompt:
+        """A prompt of ``fn`` for ``mcp.add_prompt`` (the official SDK's way to build one
+        beforehand); ``title``, ``description`` and the other metadata as for
+        ``@mcp.prompt``."""
+        return cls(fn, name=name, **metadata)
+
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -358,8 +376,8 @@ class Prompt(Component):
     def _definition(self) -> JSON:
         """The prompt as the newest revision describes it; shaping cuts it down per revision."""
         definition = self._headed({"name": self.name})
-        if self.arguments:
-            definition["arguments"] = [argument.definition() for argument in self.arguments]
+        # listed even when empty, as the official SDK and FastMCP list it
+        definition["arguments"] = [argument.definition() for argument in self.arguments]
         return self._tailed(definition)
 
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -412,6 +430,9 @@ class Prompt(Component):
             value = await self._call(kwargs, run_sync, injected)
         except (Exception, SystemExit, KeyboardInterrupt) as exc:
             raise self._failure(exc, mask_errors) from None
+        asking = _input_required(value)
+        if asking is not None:  # questions first (SEP-2322): the server asks, then renders again
+            return asking
         try:
             messages = to_messages(value)
         except (TypeError, ValueError) as exc:
@@ -447,3 +468,14 @@ class Prompt(Component):
         else:
             text = f"Prompt '{self.name}' failed with an internal error (reference {reference})"
         return RPCError(jsonrpc.INTERNAL_ERROR, text)
+
+
+def _input_required(value: Any) -> JSON | None:
+    """The wire form of an ``InputRequiredResult`` a prompt returned (the official SDK's way
+    for a prompt to ask the client first), else None."""
+    types = sys.modules.get("toolwire.types")  # loaded if the prompt made one
+    if types is not None and isinstance(value, types.InputRequiredResult):
+        return value.to_wire()  # type: ignore[no-any-return]
+    if isinstance(value, Mapping) and value.get("resultType") == "input_required":
+        return dict(value)
+    return None

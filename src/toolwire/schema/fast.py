@@ -89,8 +89,8 @@ def _fast_type(ann: Any) -> tuple[str, Any] | None:
 
 
 def fast_input_schema(fields: list[FastField], doc: Docstring) -> dict[str, Any]:
-    if not fields:
-        return {"type": "object", "additionalProperties": False}
+    if not fields:  # as the official SDK and FastMCP publish it
+        return {"type": "object", "properties": {}}
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name, json_type, _, default, marker in fields:

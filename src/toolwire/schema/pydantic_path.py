@@ -126,7 +126,7 @@ def pydantic_input(
     if portable:
         schema = clean_schema(schema, for_input=True)
         if not schema.get("properties") and "$defs" not in schema:
-            schema = {"type": "object", "additionalProperties": False}
+            schema = {"type": "object", "properties": {}}
     for pname, marker in markers.items():  # the note survives a description of the author's
         prop = schema.get("properties", {}).get(pname)
         if isinstance(prop, dict):

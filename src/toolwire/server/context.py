@@ -85,7 +85,7 @@ class Context(ClientQuestions, FastMCPContext):
         self.request_id = request.id
         self.protocol_version = request.features.revision
         self.client_info: dict[str, Any] = request.client_info or {}
-        self.client_capabilities: dict[str, Any] = request.capabilities or {}
+        self._client_capabilities: dict[str, Any] = request.capabilities or {}
         self.progress_token: str | int | None = meta.get("progressToken")
         self.log_level = request.log_level
         self.meta: dict[str, Any] = meta
@@ -124,7 +124,7 @@ class Context(ClientQuestions, FastMCPContext):
         ``io.modelcontextprotocol/ui`` with the app type): a tool with ``app=`` may then keep
         its text short, and should give the whole answer as text otherwise
         (docs/extensions.md, "MCP Apps")."""
-        return renders_apps(self.client_capabilities)
+        return renders_apps(self._client_capabilities)
 
     @property
     def access_token(self) -> AccessToken | None:
@@ -150,6 +150,46 @@ class Context(ClientQuestions, FastMCPContext):
         from .state import CallerState  # lazy: per-session state, on first use
 
         return CallerState(self._connection.server, self._connection, self.request)
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """What the client declared it can do; its fields read as attributes too
+        (``ctx.client_capabilities.sampling``: None when not declared), as the official
+        SDK's model reads."""
+        # lazy: the official SDK's surface, on first use
+        from .compat.sdk_session import Fields
+
+        return Fields(self._client_capabilities)
+
+    @property
+    def mcp_server(self) -> Any:
+        """The server running this call (the official SDK's name for :attr:`server`)."""
+        return self._connection.server
+
+    # The official SDK's announcements: each change is announced on the event loop's next
+    # turn, which these wait for, so that the notification goes out before the call's answer.
+
+    async def notify_tools_changed(self) -> None:
+        """Tell the clients that the tool list changed (``server.tools_changed()``)."""
+        self._connection.server.tools_changed()
+        await asyncio.sleep(0)
+
+    async def notify_prompts_changed(self) -> None:
+        """Tell the clients that the prompt list changed."""
+        self._connection.server.list_changed("prompts")
+        await asyncio.sleep(0)
+
+    async def notify_resources_changed(self) -> None:
+        """Tell the clients that the resource list changed."""
+        self._connection.server.list_changed("resources")
+        await asyncio.sleep(0)
+
+    async def notify_resource_updated(self, uri: Any) -> None:
+        """Tell the clients that follow ``uri`` that it changed."""
+        updated = getattr(self._connection.server, "resource_updated", None)
+        if updated is not None:
+            updated(str(uri))
+        await asyncio.sleep(0)
 
     @property
     def session(self) -> ServerSession:
@@ -191,7 +231,7 @@ class Context(ClientQuestions, FastMCPContext):
             return False
         from ..protocol.let_go import declared  # lazy: only for a tool that lets its caller go
 
-        relays = declared(self.client_capabilities)
+        relays = declared(self._client_capabilities)
         if hang_up is None and not relays:
             return False
         try:

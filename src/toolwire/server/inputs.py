@@ -122,7 +122,12 @@ class InvalidAnswer(BaseException):
 
 
 def fingerprint(method: str, params: JSON) -> str:
-    """What a question asked, so an answer is only reused for the very same question."""
+    """What a question asked, so an answer is only reused for the very same question. A URL
+    elicitation is the same question with another ``url`` and ``elicitationId``: a tool that
+    runs again from the top makes a fresh id (as the official SDK's examples do) and must
+    still find its answer."""
+    if method == "elicitation/create" and params.get("mode") == "url":
+        params = {k: v for k, v in params.items() if k not in ("url", "elicitationId")}
     return hashlib.sha256(orjson.dumps([method, params], option=orjson.OPT_SORT_KEYS)).hexdigest()[
         :32
     ]
@@ -363,6 +368,8 @@ class StateSigner:
                 jsonrpc.INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object'
             )
         for name, response in responses.items():
+            if name == TOOL_STATE:
+                continue  # only ever sealed by the server
             if name in pending:
                 answered[name] = [pending[name], response]
             elif name not in answered:
@@ -405,10 +412,13 @@ def renders_apps(capabilities: JSON | None) -> bool:
 # request of its own).
 MAX_RETURNED_ROUNDS = 8
 MAX_RETURNED_ANSWERS = 16
+# The requestState of the InputRequiredResult a tool returned (what the official SDK gives the
+# next round as ctx.request_state), kept with the answers under a key no question can have.
+TOOL_STATE = "\x00requestState"
 
 
 async def answer_returned(
-    result: JSON, context: Any, again: Callable[[], Awaitable[JSON]], tool: str
+    result: JSON, context: Any, again: Callable[[], Awaitable[JSON]], tool: str, kind: str = "Tool"
 ) -> JSON:
     """``result``, once the questions of every ``InputRequiredResult`` the tool returns are
     answered (:meth:`Context._answer`) and the tool has run again with the answers in
@@ -419,12 +429,17 @@ async def answer_returned(
             return result
         if context is None:
             return _refused(
-                f"Tool '{tool}' returned an InputRequiredResult but takes no Context, so it "
+                f"{kind} '{tool}' returned an InputRequiredResult but takes no Context, so it "
                 "cannot read the answers: add a ctx: Context parameter (ctx.input_responses)"
             )
-        if len(context._answers) >= MAX_RETURNED_ANSWERS:
+        state = result.get("requestState")
+        if isinstance(state, str):
+            context._answers[TOOL_STATE] = ["requestState", state]
+        else:
+            context._answers.pop(TOOL_STATE, None)
+        if len(context._answers) - (TOOL_STATE in context._answers) >= MAX_RETURNED_ANSWERS:
             return _refused(
-                f"Tool '{tool}' asked {MAX_RETURNED_ANSWERS} questions in one call without "
+                f"{kind} '{tool}' asked {MAX_RETURNED_ANSWERS} questions in one call without "
                 "finishing: it must return a result once ctx.input_responses holds its answers"
             )
         try:
@@ -437,7 +452,7 @@ async def answer_returned(
     if result.get("resultType") != "input_required":
         return result
     return _refused(
-        f"Tool '{tool}' asked for input {MAX_RETURNED_ROUNDS} times in one call without "
+        f"{kind} '{tool}' asked for input {MAX_RETURNED_ROUNDS} times in one call without "
         "finishing: it must return a result once ctx.input_responses holds its answers"
     )
 

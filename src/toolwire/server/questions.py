@@ -19,6 +19,7 @@ from ..errors import ToolError
 from ..protocol.revisions import Features
 from .inputs import (
     ASKS,
+    TOOL_STATE,
     ElicitationResult,
     InputRequired,
     InputUnavailable,
@@ -48,7 +49,7 @@ class ClientQuestions:
     request: Request
     request_id: Any
     protocol_version: str
-    client_capabilities: dict[str, Any]
+    _client_capabilities: dict[str, Any]
     _answers: dict[str, Any]
     _asked: int
     _keys: set[str]
@@ -193,7 +194,7 @@ class ClientQuestions:
     def _require(
         self, capability: str, minimum: str, message: str, *, mode: str | None = None
     ) -> None:
-        declared = self.client_capabilities.get(capability)
+        declared = self._client_capabilities.get(capability)
         if (
             self.protocol_version >= minimum
             and declared is not None
@@ -237,9 +238,15 @@ class ClientQuestions:
         ``InputRequiredResult`` (FastMCP's way to ask), by key, as ``toolwire.types``
         results (``ElicitResult``, ``CreateMessageResult``, ``ListRootsResult``); None
         until there are answers."""
-        if not self._answers:
-            return None
-        return {key: response_model(entry[1]) for key, entry in self._answers.items()}
+        answers = {k: response_model(e[1]) for k, e in self._answers.items() if k != TOOL_STATE}
+        return answers or None
+
+    @property
+    def request_state(self) -> str | None:
+        """The ``request_state`` of the ``InputRequiredResult`` this tool returned in the
+        round before (the official SDK's ``ctx.request_state``); None in the first."""
+        entry = self._answers.get(TOOL_STATE)
+        return entry[1] if entry is not None else None
 
     async def _answer(self, requests: dict[str, Any]) -> None:
         """Get the answers to ``requests`` (an ``InputRequiredResult``'s, by key) as

@@ -15,7 +15,7 @@ PEER = "toolwire.peer"
 
 
 def _no_arguments() -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": False}
+    return {"type": "object", "properties": {}}
 
 
 class MCPModel(BaseModel):

@@ -296,7 +296,7 @@ class InputRequiredResult(MCPModel):
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
     input_requests: InputRequests | None = Field(default=None, alias="inputRequests")
     request_state: str | None = Field(default=None, alias="requestState")
-    result_type: str = Field(alias="resultType")
+    result_type: str = Field(default="input_required", alias="resultType")
 
 
 class Root(MCPModel):

@@ -8,15 +8,17 @@
 
 It is :class:`toolwire.Server` with FastMCP's defaults: every tool without a title is
 listed with one made from its name, because some clients drop or hide untitled tools; a
-tool returning a list gives one JSON text; and an output schema that wraps a value that is
-not an object in ``{"result": ...}`` says so with FastMCP's key, ``x-fastmcp-wrap-result``,
-which FastMCP's client reads to hand back the value itself. The official SDK's ``FastMCP`` and
+tool returning a list gives one JSON text; an input schema says ``"additionalProperties":
+false`` (the names a call may not add); and an output schema that wraps a value that is not
+an object in ``{"result": ...}`` says so with FastMCP's key, ``x-fastmcp-wrap-result``, which
+FastMCP's client reads to hand back the value itself. The official SDK's ``FastMCP`` and
 ``MCPServer`` become :class:`toolwire.Server` itself, which lists only the titles given and
 gives a list one content block per item.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -45,8 +47,21 @@ class FastMCP(Server):
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> Tool:
         tool = super().add_tool(fn, name=name, **options)
         schema = tool.schema
-        built_here = not isinstance(fn, Tool)  # a tool built elsewhere keeps its schema
-        if built_here and schema.wraps_result and schema.output_schema is not None:
+        if isinstance(fn, Tool):
+            return tool  # built elsewhere: its schemas as they are
+        given = "input_schema" in options  # the author's own, as it is
+        if not given and "additionalProperties" not in schema.input_schema and not _takes_any(fn):
+            schema.input_schema = {**schema.input_schema, "additionalProperties": False}
+        if schema.wraps_result and schema.output_schema is not None:
             schema.output_schema = {**schema.output_schema, WRAP_MARK: True}
-            tool.definition = tool._definition()
+        tool.definition = tool._definition()
         return tool
+
+
+def _takes_any(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` takes ``**kwargs``: its schema stays open."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD for p in parameters)

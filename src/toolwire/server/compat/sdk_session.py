@@ -280,18 +280,16 @@ class ServerSession:
 
     async def send_resource_updated(self, uri: Any) -> None:
         """``notifications/resources/updated`` to the sessions subscribed to ``uri``."""
-        updated = getattr(self._ctx.server, "resource_updated", None)
-        if updated is not None:
-            updated(str(uri))
+        await self._ctx.notify_resource_updated(uri)
 
     async def send_resource_list_changed(self) -> None:
-        self._ctx.server.list_changed("resources")
+        await self._ctx.notify_resources_changed()
 
     async def send_tool_list_changed(self) -> None:
-        self._ctx.server.tools_changed()
+        await self._ctx.notify_tools_changed()
 
     async def send_prompt_list_changed(self) -> None:
-        self._ctx.server.list_changed("prompts")
+        await self._ctx.notify_prompts_changed()
 
     async def send_elicit_complete(
         self, elicitation_id: str, related_request_id: Any = None

@@ -34,7 +34,7 @@ from ...protocol import shaping
 from ...protocol.revisions import Features
 from ..context import Context, _current
 from ..core import JSON, ServerCore
-from ..inputs import InputRequired, InvalidAnswer
+from ..inputs import InputRequired, InvalidAnswer, answer_returned
 from ..request import Request
 from ..session import ServerConnection
 from .registry import Registry, decorator, unknown
@@ -239,6 +239,16 @@ class PromptRegistry(ServerCore):
             result = await prompt.render(
                 kwargs, context, self.runner.run, mask_errors=self.mask_errors
             )
+            if result.get("resultType") == "input_required":  # the prompt returned questions
+
+                def again() -> Any:
+                    return prompt.render(
+                        kwargs, context, self.runner.run, mask_errors=self.mask_errors
+                    )
+
+                result = await answer_returned(result, context, again, prompt.name, "Prompt")
+                if result.get("isError"):  # what could not be asked, or asked without end
+                    raise RPCError(jsonrpc.INTERNAL_ERROR, result["content"][0]["text"])
         except InputRequired as needed:  # 2026-07-28: the client answers, then asks again
             return needed.result(self.signer, _state_key(prompt), arguments, request.caller)
         except InvalidAnswer as exc:
