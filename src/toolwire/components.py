@@ -100,6 +100,7 @@ class Component:
     is_async: bool
     # How its dependencies are filled in (toolwire.functions.dependencies); None for most components.
     plan: Plan | None = None
+    definition: JSON  # as listed: made by _definition() when it is built or changed
 
     def _describe(self, documented: str | None, metadata: Metadata) -> None:
         """Set the shared metadata from the options (``documented``: the description the
@@ -133,6 +134,10 @@ class Component:
         if self.description:
             definition["description"] = self.description
         return definition
+
+    def _definition(self) -> JSON:
+        """The component as the newest revision lists it (each kind makes its own)."""
+        raise NotImplementedError
 
     def _tailed(self, definition: JSON) -> JSON:
         """``definition`` with the annotations, icons and ``_meta``, last as every kind

@@ -142,6 +142,8 @@ class Tool(Component):
     # Its tasks may run again, from the start, on another worker (handed over when theirs
     # stops before they end, or dies: toolwire.extensions.task_handover).
     resumable = False
+    # The _meta every result it makes carries (toolwire.FastMCP: FastMCP's wrap_result mark).
+    result_meta: JSON | None = None
 
     def __init__(
         self,
@@ -371,13 +373,16 @@ class Tool(Component):
     def _result(self, value: Any) -> JSON:
         try:
             clean = strip_control_json if self.strip_control_sequences else None
-            return to_result(
+            result = to_result(
                 value,
                 self.schema,
                 structured=self.structured,
                 clean=clean,
                 split_lists=self.split_lists,
             )
+            if self.result_meta is not None:
+                result = {**result, "_meta": {**result.get("_meta", {}), **self.result_meta}}
+            return result
         except Exception as exc:  # the return value does not fit the declared output
             reference = os.urandom(4).hex()
             if self.schema.output_schema is not None:

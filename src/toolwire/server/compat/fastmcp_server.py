@@ -9,9 +9,10 @@
 It is :class:`toolwire.Server` with FastMCP's defaults: every tool without a title is
 listed with one made from its name, because some clients drop or hide untitled tools; a
 tool returning a list gives one JSON text; an input schema says ``"additionalProperties":
-false`` (the names a call may not add); and an output schema that wraps a value that is not
-an object in ``{"result": ...}`` says so with FastMCP's key, ``x-fastmcp-wrap-result``, which
-FastMCP's client reads to hand back the value itself. The official SDK's ``FastMCP`` and
+false`` (the names a call may not add); an output schema that wraps a value that is not an
+object in ``{"result": ...}`` says so with FastMCP's key, ``x-fastmcp-wrap-result``, and so
+does each result (``_meta.fastmcp.wrap_result``), which FastMCP's client reads to hand back
+the value itself; and every component is listed with its tags in ``_meta.fastmcp.tags``. The official SDK's ``FastMCP`` and
 ``MCPServer`` become :class:`toolwire.Server` itself, which lists only the titles given and
 gives a list one content block per item.
 """
@@ -20,8 +21,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
+from ...components import Component
+from ...prompts import Prompt
 from ...tools import Tool
 from ..server import Server
 
@@ -54,8 +57,29 @@ class FastMCP(Server):
             schema.input_schema = {**schema.input_schema, "additionalProperties": False}
         if schema.wraps_result and schema.output_schema is not None:
             schema.output_schema = {**schema.output_schema, WRAP_MARK: True}
-        tool.definition = tool._definition()
-        return tool
+            tool.result_meta = {"fastmcp": {"wrap_result": True}}
+        return _tagged(tool)
+
+    def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
+        prompt = super().add_prompt(fn, **options)
+        return prompt if isinstance(fn, Prompt) else _tagged(prompt)
+
+    def add_resource(self, fn: Any, uri: str | None = None, **options: Any) -> Any:
+        item = super().add_resource(fn, uri, **options)
+        return item if item is fn else _tagged(item)
+
+
+C = TypeVar("C", bound=Component)
+
+
+def _tagged(component: C) -> C:
+    """``component`` listed with FastMCP's ``_meta.fastmcp.tags`` (sorted), as FastMCP lists
+    every component."""
+    meta = dict(component.meta or {})
+    meta["fastmcp"] = {**meta.get("fastmcp", {}), "tags": sorted(component.tags)}
+    component.meta = meta
+    component.definition = component._definition()
+    return component
 
 
 def _takes_any(fn: Callable[..., Any]) -> bool:

@@ -274,10 +274,10 @@ class Registry(Generic[C]):
         shown = self.shown()
         if not self._guarded and not request.rules:
             if self._definitions is None:
-                self._definitions = [item.definition for item in shown]  # type: ignore[attr-defined]
+                self._definitions = [item.definition for item in shown]
             return None, self._definitions
         items = self.visible(request)
-        return tuple(map(self.key, items)), [item.definition for item in items]  # type: ignore[attr-defined]
+        return tuple(map(self.key, items)), [item.definition for item in items]
 
     def page(
         self,
