@@ -80,7 +80,7 @@ async def check_schemas(client: Any) -> None:
         "required": ["sql"],
     }
     assert tools["sync_query"]["inputSchema"]["properties"] == {"sql": {"type": "string"}}
-    assert "properties" not in tools["hang"]["inputSchema"]
+    assert tools["hang"]["inputSchema"] == {"type": "object", "properties": {}}
     prompts = {prompt["name"]: prompt for prompt in await client.list_prompts()}
     assert [a["name"] for a in prompts["summarize"]["arguments"]] == ["topic"]
 
