@@ -12,9 +12,9 @@ tool returning a list gives one JSON text; an input schema says ``"additionalPro
 false`` (the names a call may not add); an output schema that wraps a value that is not an
 object in ``{"result": ...}`` says so with FastMCP's key, ``x-fastmcp-wrap-result``, and so
 does each result (``_meta.fastmcp.wrap_result``), which FastMCP's client reads to hand back
-the value itself; and every component is listed with its tags in ``_meta.fastmcp.tags``. The official SDK's ``FastMCP`` and
-``MCPServer`` become :class:`toolwire.Server` itself, which lists only the titles given and
-gives a list one content block per item.
+the value itself; and every component is listed with its tags in ``_meta.fastmcp.tags``.
+The official SDK's ``FastMCP`` and ``MCPServer`` become :class:`toolwire.Server` itself,
+which lists only the titles given and gives a list one content block per item.
 """
 
 from __future__ import annotations
