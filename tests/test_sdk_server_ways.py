@@ -89,8 +89,9 @@ async def test_request_state_reaches_the_next_round(revision: str) -> None:
 async def test_a_prompt_may_ask_before_it_renders(revision: str) -> None:
     async with checked_client(asking_server(), revision, elicitation_handler=answer) as client:
         prompt = await client.get_prompt("greeting")
-    messages = prompt["messages"] if isinstance(prompt, dict) else prompt.messages
-    assert messages == [{"role": "user", "content": {"type": "text", "text": "Say hello to Ada"}}]
+    assert prompt.messages == [
+        {"role": "user", "content": {"type": "text", "text": "Say hello to Ada"}}
+    ]
 
 
 async def test_a_url_question_with_a_fresh_id_in_every_run_finds_its_answer() -> None:
@@ -169,7 +170,6 @@ async def test_the_sdks_constructors() -> None:
         got = await client.get_prompt("dynamic")
     # a prompt without arguments lists an empty list, as the SDK and FastMCP list it
     assert listed == {"name": "dynamic", "description": "built first", "arguments": []}
-    messages = got["messages"] if isinstance(got, dict) else got.messages
-    assert messages[0]["content"]["text"] == "made beforehand"
+    assert got.text == "made beforehand"
     mcp.remove_prompt("dynamic")
     assert mcp.prompt_registry.get("dynamic") is None
