@@ -336,3 +336,27 @@ def test_strict_mode_and_a_missing_server(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--strict-markers")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*mcp_client needs a server: define a `mcp_server` fixture*"])
+
+
+def test_only_the_plugin_module_is_rewritten(pytester: pytest.Pytester) -> None:
+    """pytest would rewrite every toolwire module as it is first imported (the distribution
+    has a pytest plugin), also in a server's threads; the plugin keeps that to itself, so a
+    module toolwire loads lazily during a test loads as written."""
+    pytester.makepyfile(
+        test_loaded="""
+        import importlib
+
+        import toolwire.testing
+
+
+        def rewritten(module):
+            return type(module.__loader__).__name__ == "AssertionRewritingHook"
+
+
+        def test_loaded():
+            assert rewritten(toolwire.testing)
+            assert not rewritten(importlib.import_module("toolwire.server.compat.sdk_private"))
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--timeout=60")
+    result.assert_outcomes(passed=1)

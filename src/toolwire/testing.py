@@ -146,6 +146,7 @@ async def connect(
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _load_toolwire_as_written(config)
     config.addinivalue_line(
         "markers",
         "mcp_server(target): the MCP server of the mcp_client fixture "
@@ -156,6 +157,24 @@ def pytest_configure(config: pytest.Config) -> None:
     asyncio_active = config.pluginmanager.has_plugin("asyncio")
     client = _pytest_asyncio_client() if asyncio_active else _OwnLoopClient()
     config.pluginmanager.register(client, "toolwire-mcp-client")
+
+
+def _load_toolwire_as_written(config: pytest.Config) -> None:
+    """pytest rewrites the asserts of every module of a distribution that has a pytest plugin:
+    all of toolwire, each module when it is first imported, in whichever thread imports it.
+    Only this module's need it; the rest load as written. (Rewriting parses the module, and
+    on CPython 3.11 two threads building syntax trees at once can fail with "AST constructor
+    recursion depth mismatch": python/cpython#106905.)"""
+    hook = getattr(config.pluginmanager, "rewrite_hook", None)
+    marked = getattr(hook, "_must_rewrite", None)  # pytest's own set: no public way to unmark
+    if not isinstance(marked, set) or "toolwire" not in marked:
+        return
+    marked.discard("toolwire")
+    marked.add(__name__)
+    cache = getattr(hook, "_marked_for_rewrite_cache", None)
+    if isinstance(cache, dict):
+        for name in [name for name in cache if name.split(".")[0] == "toolwire"]:
+            del cache[name]
 
 
 @pytest.fixture
