@@ -26,6 +26,7 @@ from ..errors import RegistrationError
 from ..safety import MAX_ARGUMENT_DEPTH, MAX_STRING_LENGTH
 from ..tools import TaskConfig, Tool
 from .compat.fastmcp_surface import FastMCPSurface
+from .compat.sdk_objects import install_sdk_objects
 from .components.prompts import PromptRegistry
 from .components.registry import Registry, decorator
 from .components.resources import ResourceRegistry
@@ -40,41 +41,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-# The official SDK's private objects that its examples reach into where it has no public way:
-# served as the SDK's examples use them (toolwire.server.compat.sdk_private).
-_SDK_OBJECTS = {
-    "_tool_manager": "ToolManager",
-    "_lowlevel_server": "LowLevelServer",
-    "_mcp_server": "LowLevelServer",  # its 1.x name
-}
-# Those they reach in passing, and what to write instead.
-_SDK_PRIVATE = {
-    "_resource_manager": "find a resource with mcp.get_resource(uri)",
-    "_prompt_manager": "find a prompt with mcp.get_prompt(name)",
-}
-
-
-class _SdkObject:
-    """A private object of the official SDK (``mcp._tool_manager``...), made on first read.
-    A descriptor, not ``__getattr__``, which would keep CPython from specializing every
-    other attribute read of a server."""
-
-    def __init__(self, name: str, kind: str | None, advice: str = "") -> None:
-        self.name, self.kind, self.advice = name, kind, advice
-
-    def __get__(self, server: object, owner: type | None = None) -> Any:
-        if server is None:  # read on the class (help(), inspect): the descriptor itself
-            return self
-        if self.kind is None:
-            raise AttributeError(
-                f"toolwire's Server has no {self.name} (a private object of the official "
-                f"SDK): {self.advice}"
-            )
-        # lazy: the official SDK's private surface, on first use
-        from .compat import sdk_private
-
-        return getattr(sdk_private, self.kind)(server)
 
 
 class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
@@ -603,7 +569,4 @@ def with_title(definition: JSON) -> JSON:
     return {**definition, "title": title}
 
 
-for _name, _kind in _SDK_OBJECTS.items():
-    setattr(Server, _name, _SdkObject(_name, _kind))
-for _name, _advice in _SDK_PRIVATE.items():
-    setattr(Server, _name, _SdkObject(_name, None, _advice))
+install_sdk_objects(Server)
