@@ -243,6 +243,45 @@ async def test_a_file_that_parses_its_arguments_at_import_sees_none(tmp_path: Pa
         assert first["result"]["serverInfo"]["name"] == "configured"
 
 
+SPLIT_SERVER = """
+from toolwire import Server
+
+mcp = Server("split")
+
+import tools  # registers its tools on this server
+
+class Point:
+    pass
+
+@mcp.tool(structured_output=False)
+def where() -> str:  # the module a class of the file belongs to
+    return type(Point()).__module__
+"""
+
+SPLIT_TOOLS = """
+from server import mcp
+
+@mcp.tool()
+def ping() -> str:
+    return "pong"
+"""
+
+
+async def test_a_module_importing_the_file_by_its_name_gets_the_same_server(
+    tmp_path: Path,
+) -> None:
+    # the file is imported under its stem: tools.py's `from server import mcp` is this
+    # server, not a second copy of the file
+    (tmp_path / "server.py").write_text(SPLIT_SERVER)
+    (tmp_path / "tools.py").write_text(SPLIT_TOOLS)
+    code, out, err = await finished("inspect", "--json", str(tmp_path / "server.py"))
+    assert code == 0, err
+    assert sorted(tool["name"] for tool in json.loads(out)["tools"]) == ["ping", "where"]
+    code, out, err = await finished("call", "--json", str(tmp_path / "server.py"), "where")
+    assert code == 0, err
+    assert json.loads(out)["content"] == [{"type": "text", "text": "server"}]
+
+
 async def test_install_json_prints_only_the_entry() -> None:
     code, out, err = await finished("install", str(BARE), "--json")
     assert code == 0, err

@@ -79,9 +79,15 @@ async def drive(command: list[str], mode: str, stderr: IO[str], checked: bool) -
                 ("double", {"n": 21}),
                 ("plan_dinner", {}),
             ):
-                seen[name] = await outcome(client.call_tool(name, arguments))
+                told: list[tuple[float, float | None, str | None]] = []
+
+                async def progress(done: float, total: float | None, message: str | None) -> None:
+                    told.append((done, total, message))  # noqa: B023 (awaited in this turn)
+
+                seen[name] = await outcome(client.call_tool(name, arguments, None, progress))
                 if "error" not in seen[name]:
                     seen[name] = result(seen[name])
+                seen[f"{name} progress"] = told
     if checker is not None:
         checker.close()
         assert checker.checked > 8, checker.checked
@@ -107,6 +113,8 @@ async def test_fastmcp4_task_style_server_runs_the_same_on_toolwire(
         assert "only exists at MCP 2026-07-28" in refused["message"], refused
         seen.pop("plan_dinner")
     assert seen["count"]["content"] == [{"type": "text", "text": "run counted 3"}]
+    # a plain call's Progress keeps count only, as FastMCP's in-memory progress
+    assert seen["count progress"] == []
     assert seen["double"]["structuredContent"] == {"result": 42}
     described = {tool["name"]: tool for tool in seen["tools"]}["count"]["properties"]
     assert described == {

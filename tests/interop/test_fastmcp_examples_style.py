@@ -68,6 +68,11 @@ async def exercise(client: Client) -> dict[str, Any]:
     seen["whisper"] = await said(client, "whisper", {"text": "HI"})
     resources = (await client.list_resources()).resources
     seen["resources"] = sorted((str(r.uri), r.description, r.mime_type) for r in resources)
+    seen["skill marks"] = sorted(
+        (str(r.uri), sorted((r.meta or {}).get("fastmcp", {}).get("skill", {}).items()))
+        for r in resources
+        if str(r.uri).startswith("skill://")
+    )
     templates = (await client.list_resource_templates()).resource_templates
     seen["templates"] = sorted((t.uri_template, t.name, t.description) for t in templates)
     for uri in SKILL_READS:
@@ -164,6 +169,11 @@ def check_seen(seen: dict[str, Any]) -> None:
         ("skill://plain/SKILL.md", "Plain skill", "text/markdown"),
         ("skill://plain/_manifest", "File listing for plain", "application/json"),
         ("weather://weather/today", "Today's weather.", "text/plain"),
+    ]
+    assert seen["skill marks"] == [
+        (f"skill://{name}/{file}", [("is_manifest", file == "_manifest"), ("name", name)])
+        for name in ("greeting", "plain")
+        for file in ("SKILL.md", "_manifest")
     ]
     assert seen["templates"] == [
         ("config://env/{env}", "env_config", "One environment's configuration."),

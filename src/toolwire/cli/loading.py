@@ -1,6 +1,7 @@
 """Finding the server in a user's file: ``FILE`` or ``FILE:OBJECT``.
 
-The file is imported under its own module name (never ``__main__``), so its
+The file is imported under its own module name (its stem; never ``__main__``), so a
+sibling module's ``from server import mcp`` gets this very server, and its
 ``if __name__ == "__main__": mcp.run()`` block stays asleep and the CLI decides how to serve.
 A bare ``mcp.run()`` at the end of the file (no such guard) does not serve either: the
 import ends there, and the command gets that server (:mod:`toolwire.server.launch`).
@@ -12,6 +13,7 @@ a missing package with the ``pip install`` that fixes it) instead of a traceback
 from __future__ import annotations
 
 import importlib.util
+import keyword
 import sys
 import traceback
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ from ..server.launch import split_target, taken
 from .packages import missing_module_message
 from .user_output import to_stderr
 
-MODULE_NAME = "toolwire_user_server"
+MODULE_NAME = "toolwire_user_server"  # when the stem is no module name, or one taken
 
 
 class LoadError(Exception):
@@ -104,14 +106,15 @@ def import_file(path: Path) -> tuple[ModuleType, RunCall | None]:
     if not path.is_file():
         raise LoadError(f"{path}: no such file")
     path = path.resolve()
-    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+    name = _module_name(path)
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise LoadError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     folder = str(path.parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    sys.modules[MODULE_NAME] = module  # dataclasses and pydantic look the module up by name
+    sys.modules[name] = module  # dataclasses and pydantic look the module up by name
     sys.argv = [str(path)]  # the file sees no arguments of the command, as under python FILE
     try:
         with to_stderr(), taken(_take_run):
@@ -120,15 +123,23 @@ def import_file(path: Path) -> tuple[ModuleType, RunCall | None]:
         called.call.where = _where(path, called)
         return module, called.call
     except SyntaxError as error:
-        sys.modules.pop(MODULE_NAME, None)
+        sys.modules.pop(name, None)
         raise LoadError(_syntax_message(error)) from None
     except ImportError as error:
-        sys.modules.pop(MODULE_NAME, None)
+        sys.modules.pop(name, None)
         raise LoadError(_import_message(path, error)) from None
     except Exception as error:
-        sys.modules.pop(MODULE_NAME, None)
+        sys.modules.pop(name, None)
         raise LoadError(_failure_message(path, error)) from None
     return module, None
+
+
+def _module_name(path: Path) -> str:
+    """The file's stem, unless that names no module or one already imported."""
+    stem = path.stem
+    if stem.isidentifier() and not keyword.iskeyword(stem) and stem not in sys.modules:
+        return stem
+    return MODULE_NAME
 
 
 def _servers(module: ModuleType) -> dict[str, ServerCore]:

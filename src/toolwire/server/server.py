@@ -46,8 +46,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     """An MCP server whose tools are decorated Python functions.
 
-    ``Server(name, version=None, instructions=None, *, page_size=None, mask_errors=True,
-    schema_profile="portable", ...)``: ``mask_errors=False`` shows unexpected exceptions'
+    ``Server(name="mcp-server", version=None, instructions=None, *, page_size=None,
+    mask_errors=True, schema_profile="portable", ...)`` (the name the official SDK's
+    ``MCPServer`` gives a server without one): ``mask_errors=False`` shows unexpected exceptions'
     details to the client (for development); ``schema_profile="pydantic"`` publishes
     pydantic's verbatim JSON Schemas instead of the portable ones. ``provider="openai"``
     (or ``"gemini"``, ``"anthropic"``), for a server known to face one LLM provider,
@@ -100,7 +101,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
 
     def __init__(
         self,
-        name: str = "toolwire",
+        name: str | None = None,
         version: str | None = None,
         instructions: str | None = None,
         *,
@@ -127,7 +128,7 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
             from .compat.sdk_options import absorb  # lazy: the official SDK's surface, on first use
 
             settings, options, tools = absorb(options)
-        super().__init__(name, version, instructions, **options)
+        super().__init__(name or "mcp-server", version, instructions, **options)
         self._settings = settings
         if client_log_level is not None and client_log_level not in LOG_RANK:
             raise ValueError(

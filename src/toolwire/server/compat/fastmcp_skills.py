@@ -16,7 +16,9 @@ folder (the first root that has a name wins). A skill serves:
   ``skill://<name>/{path*}``, with ``"resources"`` each as a resource of its own. A text file
   (``text/*``) is read as text, any other as bytes; a path leaving the folder is refused.
 
-The folders are read when the provider is added (``reload=True`` is accepted: restart the
+The main file and the manifest are listed with FastMCP's ``_meta.fastmcp.skill`` (``{"name",
+"is_manifest"}``), a file served as a resource of its own with ``{"name"}``. The folders are
+read when the provider is added (``reload=True`` is accepted: restart the
 server to see a change). toolwire's own :meth:`Server.add_skills <toolwire.Server.add_skills>`
 serves the MCP skills extension instead (``skills/list``, ``skills/get``), which FastMCP 4.3
 moves to.
@@ -66,13 +68,13 @@ class SkillsDirectoryProvider:
         return f"SkillsDirectoryProvider({[str(root) for root in self.roots]!r})"
 
     def skills(self) -> list[Path]:
-        """The skill folders, by root and then by name; a name taken by an earlier root is
-        skipped."""
+        """The skill folders, by root and then in the directory's own order (as FastMCP
+        lists them); a name taken by an earlier root is skipped."""
         found: dict[str, Path] = {}
         for root in self.roots:
             if not root.is_dir():
                 continue
-            for folder in sorted(root.iterdir()):
+            for folder in root.iterdir():
                 if (folder / self.main_file_name).is_file() and folder.name not in found:
                     found[folder.name] = folder.resolve()
         return list(found.values())
@@ -103,6 +105,7 @@ class SkillsDirectoryProvider:
             name=f"{name}/{self.main_file_name}",
             description=_description(text) or f"Skill: {name}",
             mime_type="text/markdown",
+            meta=_skill_meta(name, is_manifest=False),
         )
         listing = json.dumps(manifest, indent=2)
         server.add_resource(
@@ -111,6 +114,7 @@ class SkillsDirectoryProvider:
             name=f"{name}/_manifest",
             description=f"File listing for {name}",
             mime_type="application/json",
+            meta=_skill_meta(name, is_manifest=True),
         )
         if self.supporting_files == "resources":
             for path in files:
@@ -123,6 +127,7 @@ class SkillsDirectoryProvider:
                     name=f"{name}/{relative}",
                     description=f"File from {name} skill",
                     mime_type=mimetypes.guess_type(relative)[0] or "application/octet-stream",
+                    meta={"fastmcp": {"skill": {"name": name}}},
                 )
             return
 
@@ -139,6 +144,11 @@ class SkillsDirectoryProvider:
             description=f"Access files within {name}",
             mime_type="application/octet-stream",
         )
+
+
+def _skill_meta(name: str, *, is_manifest: bool) -> dict[str, Any]:
+    """FastMCP's mark on a skill's main file and manifest (``_meta.fastmcp.skill``)."""
+    return {"fastmcp": {"skill": {"name": name, "is_manifest": is_manifest}}}
 
 
 def _inside(folder: Path, path: Path) -> bool:

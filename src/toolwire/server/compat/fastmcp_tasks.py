@@ -57,9 +57,10 @@ class TasksExtension:
 
 
 class ProgressReporter:
-    """What a ``Progress`` parameter receives: progress of the call (or of its task) told
-    in steps, each sent as ``ctx.report_progress(current, total, message)`` would send it
-    (a step that does not advance the count is dropped, as the protocol asks)."""
+    """What a ``Progress`` parameter receives: progress of a task told in steps, each set as
+    the task's status as ``ctx.report_progress(current, total, message)`` sets it. On a call
+    that is not a task it only keeps count (``current``, ``total``, ``message``), as FastMCP's
+    in-memory progress does: ``ctx.report_progress`` reports a plain call's progress."""
 
     def __init__(self, context: Context) -> None:
         self._context = context
@@ -80,7 +81,8 @@ class ProgressReporter:
         self._report()
 
     def _report(self) -> None:
-        self._context.report_progress(self.current, self.total, self.message)
+        if self._context._task is not None:
+            self._context.report_progress(self.current, self.total, self.message)
 
 
 def _reporter(ctx: Context) -> ProgressReporter:
