@@ -120,8 +120,15 @@ async def test_a_destructive_tool_acts_only_when_the_user_accepts(
             "message": "Delete 3 files?",
             "requestedSchema": {
                 "type": "object",
-                "properties": {"confirm": {"type": "boolean", "description": "Tick to go ahead"}},
+                "properties": {
+                    "confirm": {
+                        "type": "boolean",
+                        "title": "Confirm",
+                        "description": "Tick to go ahead",
+                    }
+                },
                 "required": ["confirm"],
+                "title": "Confirm",  # pydantic's titles: the form's labels
             },
         }
     ]

@@ -126,9 +126,10 @@ class Size(enum.Enum):
 
 
 def test_the_requested_schemas() -> None:
+    # pydantic's titles, the form's labels, as FastMCP sends them
     assert form(str)[0] == {
         "type": "object",
-        "properties": {"value": {"type": "string"}},
+        "properties": {"value": {"type": "string", "title": "Value"}},
         "required": ["value"],
     }
     assert form(int, "Age", "In years")[0]["properties"]["value"] == {
@@ -136,7 +137,11 @@ def test_the_requested_schemas() -> None:
         "title": "Age",
         "description": "In years",
     }
-    assert form(["a", "b"])[0]["properties"]["value"] == {"type": "string", "enum": ["a", "b"]}
+    assert form(["a", "b"])[0]["properties"]["value"] == {
+        "type": "string",
+        "enum": ["a", "b"],
+        "title": "Value",
+    }
     assert form([["a", "b"]])[0]["properties"]["value"]["items"] == {
         "type": "string",
         "enum": ["a", "b"],
@@ -145,9 +150,20 @@ def test_the_requested_schemas() -> None:
         {"const": "lo", "title": "Low"}
     ]
     assert form(Literal["x", "y"])[0]["properties"]["value"]["enum"] == ["x", "y"]
-    assert form(Size)[0]["properties"]["value"]["enum"] == ["s", "l"]
-    person = form(Person)[0]
-    assert person["required"] == ["name"] and set(person["properties"]) == {"name", "age"}
+    assert form(Size)[0]["properties"]["value"] == {
+        "type": "string",
+        "enum": ["s", "l"],
+        "title": "Size",
+    }
+    assert form(Person)[0] == {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Name"},
+            "age": {"type": "integer", "title": "Age", "default": 0},
+        },
+        "required": ["name"],
+        "title": "Person",
+    }
     assert form(None)[0] == {"type": "object", "properties": {}}
 
 

@@ -213,8 +213,11 @@ def answering(
         asked.append((params["message"], (root / TODO).exists()))
         assert params["requestedSchema"] == {
             "type": "object",
-            "properties": {"confirm": {"type": "boolean", "description": "Yes, delete it"}},
+            "properties": {
+                "confirm": {"type": "boolean", "title": "Confirm", "description": "Yes, delete it"}
+            },
             "required": ["confirm"],
+            "title": "Confirm",
         }
         return reply
 

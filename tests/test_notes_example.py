@@ -157,8 +157,15 @@ async def test_delete_asks_first_and_deletes_only_on_accept(
             assert questions[0]["message"] == "Delete 2 notes?"
             assert questions[0]["requestedSchema"] == {
                 "type": "object",
-                "properties": {"confirm": {"type": "boolean", "description": "Yes, delete them"}},
+                "properties": {
+                    "confirm": {
+                        "type": "boolean",
+                        "title": "Confirm",
+                        "description": "Yes, delete them",
+                    }
+                },
                 "required": ["confirm"],
+                "title": "Confirm",
             }
             assert rows_when_asked == [3]
             left = rows(db)

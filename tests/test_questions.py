@@ -111,8 +111,9 @@ async def test_questions_awaited_together_are_asked_together(transport: str, rev
                     "message": "What is your name?",
                     "requestedSchema": {
                         "type": "object",
-                        "properties": {"name": {"type": "string"}},
+                        "properties": {"name": {"type": "string", "title": "Name"}},
                         "required": ["name"],
+                        "title": "Name",
                     },
                 },
             },

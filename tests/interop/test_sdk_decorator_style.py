@@ -273,10 +273,7 @@ async def scenario(client: Client, peer: Peer) -> JSON:
 
     seen["book"] = call_outcome(await client.call_tool("book", {}))
     seen["pay"] = call_outcome(await client.call_tool("pay", {"amount": 12.5}))
-    seen["questions"] = [
-        {k: v for k, v in q.items() if k != "requestedSchema"} for q in peer.questions
-    ]
-    seen["booking schema"] = sorted(peer.questions[0]["requestedSchema"]["properties"])
+    seen["questions"] = peer.questions  # the forms whole, pydantic's titles (labels) too
     with pytest.raises(MCPError) as refused:
         await client.call_tool("connect_service", {"service": "github"})
     seen["connect_service"] = (

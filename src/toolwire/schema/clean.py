@@ -46,10 +46,13 @@ def order_keys(schema: dict[str, Any]) -> dict[str, Any]:
     return dict(sorted(schema.items(), key=lambda kv: _RANK.get(kv[0], 1)))
 
 
-def clean_schema(schema: dict[str, Any], *, for_input: bool) -> dict[str, Any]:
-    """Return the portable form of ``schema`` (which is left untouched)."""
+def clean_schema(
+    schema: dict[str, Any], *, for_input: bool, keep_titles: bool = False
+) -> dict[str, Any]:
+    """Return the portable form of ``schema`` (which is left untouched); ``keep_titles``
+    keeps the ``title`` keys (an elicitation form's labels)."""
     defs: dict[str, Any] = schema.get("$defs") or {}
-    cleaner = _Cleaner(defs, _recursive(defs), for_input)
+    cleaner = _Cleaner(defs, _recursive(defs), for_input, keep_titles)
     root = {k: v for k, v in schema.items() if k != "$defs"}
     out: dict[str, Any] = cleaner.clean(root)
     ref = out.get("$ref")
@@ -78,10 +81,13 @@ def expand_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Cleaner:
-    def __init__(self, defs: dict[str, Any], recursive: set[str], for_input: bool) -> None:
+    def __init__(
+        self, defs: dict[str, Any], recursive: set[str], for_input: bool, keep_titles: bool
+    ) -> None:
         self.defs = defs
         self.recursive = recursive
         self.for_input = for_input
+        self.dropped = ("discriminator",) if keep_titles else ("title", "discriminator")
         self.used: set[str] = set()
 
     def kept_defs(self) -> dict[str, Any]:
@@ -109,7 +115,7 @@ class _Cleaner:
                     return order_keys({**self.clean(self.defs[name]), **siblings})
         out: dict[str, Any] = {}
         for key, value in node.items():
-            if key == "title" or key == "discriminator":
+            if key in self.dropped:
                 # discriminator is OpenAPI, not JSON Schema; its mapping may point at
                 # definitions that were inlined.
                 continue

@@ -200,12 +200,14 @@ class SamplingResult:
 
 
 def requested_schema(schema: Any) -> tuple[JSON, Any]:
-    """The flat object schema to send for ``schema`` (a pydantic model class or a dict)."""
+    """The flat object schema to send for ``schema`` (a pydantic model class or a dict),
+    with pydantic's titles, which a client shows as the form's labels (as the official SDK
+    and FastMCP send them)."""
     if isinstance(schema, dict):
         return schema, None
     if not (isinstance(schema, type) and hasattr(schema, "model_json_schema")):
         raise TypeError("ctx.elicit needs a pydantic model class or a JSON schema dict")
-    cleaned = clean_schema(schema.model_json_schema(), for_input=True)
+    cleaned = clean_schema(schema.model_json_schema(), for_input=True, keep_titles=True)
     properties = cleaned.get("properties", {})
     for name, prop in properties.items():
         if not _primitive(prop):
@@ -215,6 +217,8 @@ def requested_schema(schema: Any) -> tuple[JSON, Any]:
     result: JSON = {"type": "object", "properties": properties}
     if cleaned.get("required"):
         result["required"] = cleaned["required"]
+    if cleaned.get("title"):
+        result["title"] = cleaned["title"]
     return result, schema
 
 

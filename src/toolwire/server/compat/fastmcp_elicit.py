@@ -38,6 +38,8 @@ class CancelledElicitation(ElicitationResult):
 
 Reader = Callable[[Any], Any]
 
+VALUE = "Value"  # the label of a scalar answer's one field (pydantic's title of ``value``)
+
 
 def form(
     response_type: Any, title: str | None = None, description: str | None = None
@@ -60,11 +62,11 @@ def form(
                 value = {"type": "array", "items": {"type": "string", "enum": _choices(inner)}}
             return _wrapped(value, title, description), _value(None)
         value = {"type": "string", "enum": _choices(response_type)}
-        return _wrapped(value, title, description), _value(None)
+        return _wrapped(value, title or VALUE, description), _value(None)
     if _scalar(response_type) or typing.get_origin(response_type) is list:
         adapter = _adapter(response_type)
-        value = _schema(adapter)
-        return _wrapped(value, title, description), _value(adapter)
+        value = _schema(adapter)  # an Enum's schema is titled with its class name
+        return _wrapped(value, title or value.get("title", VALUE), description), _value(adapter)
     if title is not None or description is not None:
         raise TypeError(
             "response_title/response_description label the one field of a scalar or choice "
@@ -88,6 +90,8 @@ def form(
     flat: dict[str, Any] = {"type": "object", "properties": properties}
     if schema.get("required"):
         flat["required"] = schema["required"]
+    if schema.get("title"):
+        flat["title"] = schema["title"]
     return flat, lambda content: adapter.validate_python(content or {})
 
 
@@ -127,8 +131,8 @@ def _adapter(response_type: Any) -> Any:
 
 
 def _schema(adapter: Any) -> dict[str, Any]:
-
-    return dict(clean_schema(adapter.json_schema(), for_input=True))
+    """The portable schema, with pydantic's titles: a client shows them as the labels."""
+    return dict(clean_schema(adapter.json_schema(), for_input=True, keep_titles=True))
 
 
 def _wrapped(value: dict[str, Any], title: str | None, description: str | None) -> dict[str, Any]:
