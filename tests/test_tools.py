@@ -684,6 +684,43 @@ async def test_a_tool_declared_non_blocking_with_a_timeout_runs_on_a_thread() ->
     assert not tool.inline
 
 
+async def _created(filename: str) -> str:
+    await asyncio.sleep(0)
+    return f"created {filename}"
+
+
+async def test_a_sync_tool_handing_back_a_coroutine_has_it_awaited() -> None:
+    # FastMCP awaits what a sync tool returns when it is awaitable: the result is the
+    # coroutine's, on every call (the tool is never judged inline, where nothing is awaited)
+    mcp = Server("t")
+
+    @mcp.tool()
+    def create(filename: str):  # type: ignore[no-untyped-def]
+        return _created(filename)
+
+    tool = mcp.get_tool("create")
+    assert tool is not None
+    async with checked_client(mcp, LEGACY) as client:
+        for n in range(4):
+            result = await client.call_tool("create", {"filename": f"{n}.docx"})
+            assert (result.is_error, result.text) == (False, f"created {n}.docx")
+    assert tool.returns_awaitable and not tool.inline
+
+
+async def test_a_tool_declared_non_blocking_that_hands_back_a_coroutine_is_told_so() -> None:
+    mcp = Server("t")
+
+    @mcp.tool(blocking=False)
+    def create(filename: str):  # type: ignore[no-untyped-def]
+        return _created(filename)
+
+    async with checked_client(mcp, LEGACY) as client:
+        first = await client.call_tool("create", {"filename": "a"})
+        assert first.is_error and "make it async def" in first.text
+        second = await client.call_tool("create", {"filename": "b"})  # now off the loop
+        assert (second.is_error, second.text) == (False, "created b")
+
+
 async def test_async_tools_are_never_inline() -> None:
     mcp = Server("t")
 

@@ -50,7 +50,9 @@ _ANNOTATION_KEYS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint"
 # than a quick tool takes): those declared `blocking=False` (the author's promise; not with a
 # timeout, which an inline call could not honour), and those whose code provably never
 # blocks (straight-line arithmetic on plain arguments, see toolwire.functions.nonblocking), judged on
-# their first call. `blocking=True` keeps a tool on threads always.
+# their first call. `blocking=True` keeps a tool on threads always. A sync tool that hands
+# back an awaitable (the coroutine of an async helper it calls) has it awaited on the loop,
+# as FastMCP does, and is never judged inline.
 
 
 class TaskConfig:
@@ -127,6 +129,7 @@ class Tool(Component):
     """One registered tool."""
 
     kind = "tool"
+    returns_awaitable = False  # a sync function whose result had to be awaited (set when seen)
 
     # Server(provider=...): nulls for the optional arguments of this schema mean absent (set
     # on the few tools that need it; a class default keeps every other instance as small).
@@ -289,6 +292,8 @@ class Tool(Component):
         except InvalidArguments as exc:
             return self._invalid(exc)
         deadline = self.timeout if self.timeout is not None else timeout
+        if not self.is_async:
+            run_sync = self._awaiting(run_sync)
         try:
             call: Awaitable[Any]
             if self.plan is not None:  # made into a result before the cleanups run
@@ -321,6 +326,22 @@ class Tool(Component):
             self._judge()
         return self._result(outcome)
 
+    def _awaiting(self, run_sync: RunSync) -> RunSync:
+        """``run_sync`` for this sync tool: what the function returns that is awaitable (the
+        coroutine of an async helper it calls) is awaited, as FastMCP awaits it, and the tool
+        is not run inline, where nothing can be awaited."""
+        fn = self.fn
+
+        async def run(call: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+            value = await run_sync(call, kwargs)
+            if call is fn and inspect.isawaitable(value):
+                self.returns_awaitable = True
+                self.inline = False
+                return await value
+            return value
+
+        return run
+
     def needs_context(self) -> bool:
         """Whether a call of it builds a :class:`~toolwire.Context` (it takes one, or a
         dependency that does)."""
@@ -338,6 +359,16 @@ class Tool(Component):
             raise  # raised on purpose: the answer is this JSON-RPC error
         except BaseException as exc:  # even SystemExit: it would stop the event loop
             return self._failure(exc, mask_errors)
+        if inspect.isawaitable(value):  # told it never blocks, yet it hands back a coroutine
+            self.returns_awaitable = True
+            self.inline = False  # from the next call on it runs where that is awaited
+            if inspect.iscoroutine(value):
+                value.close()
+            return text_result(
+                f"Tool '{self.name}' returned a coroutine where it was declared not to "
+                "block (blocking=False): make it async def, or leave blocking out",
+                is_error=True,
+            )
         return self._result(value)
 
     def _arguments(self, arguments: JSON, injected: Any) -> dict[str, Any]:
@@ -367,7 +398,7 @@ class Tool(Component):
         from .functions.nonblocking import never_blocks
 
         self._judged = True
-        if never_blocks(self.fn):
+        if never_blocks(self.fn) and not self.returns_awaitable:
             self.never_blocks = self.inline = True
 
     def _result(self, value: Any) -> JSON:
