@@ -1,6 +1,6 @@
 """FastMCP 3's server methods on :class:`toolwire.Server`: ``enable``/``disable``,
-``add_transform``, ``run_async`` and the listings a script reads from its own
-server (``await mcp.list_tools()``).
+``add_transform``, ``run_async``, ``custom_route`` (the official SDK's too) and the listings
+a script reads from its own server (``await mcp.list_tools()``).
 
 ::
 
@@ -16,16 +16,43 @@ transforms are :meth:`Server.transform_tool`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from ..._pip import extra_install
 
 S = TypeVar("S", bound="FastMCPSurface")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class FastMCPSurface:
     """The FastMCP methods of :class:`toolwire.Server` (a base class of it)."""
+
+    custom_routes: tuple[Any, ...] = ()  # @mcp.custom_route(...), in order
+
+    def custom_route(
+        self,
+        path: str,
+        methods: Iterable[str],
+        name: str | None = None,
+        include_in_schema: bool = True,
+    ) -> Callable[[F], F]:
+        """Serve a plain HTTP route beside the MCP endpoint of :meth:`http_app` (FastMCP's
+        and the official SDK's decorator): the function is a Starlette endpoint, ``async def
+        health(request) -> Response``, outside the server's authentication
+        (:mod:`toolwire.transports.http.routes`)."""
+        # lazy: the route's record lives with the HTTP app that serves it
+        from ...transports.http.routes import CustomRoute
+
+        if isinstance(methods, str):
+            methods = [methods]
+
+        def register(fn: F) -> F:
+            route = CustomRoute(path, list(methods), fn, name, include_in_schema)
+            self.custom_routes = (*self.custom_routes, route)
+            return fn
+
+        return register
 
     def enable(
         self: S,

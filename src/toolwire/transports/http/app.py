@@ -49,6 +49,7 @@ from .changes import ChangeRelay
 from .guard import Guard, Rejection, read_body
 from .health import Health
 from .resume import Followed, resume
+from .routes import router
 from .rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .session import Reply, Session
 from .sse import Stream
@@ -160,6 +161,8 @@ class HttpApp(Stopping, Answering):
         self._stragglers: set[asyncio.Task[Any]] = set()  # those cut by a stop (after grace)
         self._posts_done: asyncio.Event | None = None  # set when none are left (while draining)
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
+        routes = getattr(server, "custom_routes", ())
+        self.routes = router(routes) if routes else None  # @mcp.custom_route (see .routes)
 
     # ------------------------------------------------------------ ASGI entry
 
@@ -181,6 +184,9 @@ class HttpApp(Stopping, Answering):
         if (path.rstrip("/") or "/") != self.path:
             if self.metadata is not None and scope["path"] in self.metadata.paths:
                 await self.metadata.serve(scope["method"], send)
+                return
+            if self.routes is not None:
+                await self.routes(scope, receive, send)
                 return
             await plain(send, 404, b"Not Found")
             return
