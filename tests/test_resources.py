@@ -589,8 +589,10 @@ def test_registration_errors_name_the_problem() -> None:
         server.add_resource(needs, "users://{user_id}", complete={"name": lambda v: []})
     with pytest.raises(RegistrationError, match="Invalid resource URI"):
         server.add_resource(lambda: "", "no scheme")
-    with pytest.raises(RegistrationError, match="annotation"):
-        server.add_resource(lambda: "", "x://y", annotations={"color": "red"})
+    with pytest.raises(RegistrationError, match="'priorty': did you mean 'priority'"):
+        server.add_resource(lambda: "", "x://y", annotations={"priorty": 0.5})
+    plain = server.add_resource(lambda: "", "x://z", annotations={"color": "red", "priority": 1})
+    assert plain.annotations == {"priority": 1}  # a key the protocol lacks is left out
     server.add_resource("text", "x://y")
     with pytest.raises(RegistrationError, match="already"):
         server.add_resource("again", "x://y")

@@ -212,10 +212,27 @@ def test_fastmcp_is_a_server_that_titles_tools_from_their_names() -> None:
     assert not Server("s").titles_from_names
 
 
-def test_unknown_annotation_keys_are_rejected() -> None:
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [
+        ("readonly", "readOnlyHint"),
+        ("read_only_hint", "readOnlyHint"),
+        ("destructive", "destructiveHint"),
+    ],
+)
+def test_a_misspelt_annotation_key_is_refused_with_the_one_meant(key: str, meant: str) -> None:
     mcp = Server("t")
-    with pytest.raises(RegistrationError, match="readonly"):
-        mcp.tool(annotations={"readonly": True})(add)
+    with pytest.raises(RegistrationError, match=f"'{key}': did you mean '{meant}'"):
+        mcp.tool(annotations={key: True})(add)
+
+
+async def test_another_annotation_key_is_accepted_and_not_sent() -> None:
+    # as FastMCP: a real server's "icon" does not stop it from starting, and is left out
+    mcp = Server("t")
+    mcp.tool(annotations={"title": "Add", "icon": "+", "readOnlyHint": True})(add)
+    async with checked_client(mcp, LEGACY) as client:
+        (tool,) = await client.list_tools()
+    assert tool["annotations"] == {"title": "Add", "readOnlyHint": True}
 
 
 # ---------------------------------------------------------------- kinds of callables

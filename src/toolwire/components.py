@@ -71,19 +71,36 @@ def icon_dicts(icons: Iterable[Any] | None) -> list[JSON]:
 
 def annotation_dict(annotations: Any, known: Iterable[str], kind: str, model: str) -> JSON | None:
     """``annotations`` (a dict, or the pydantic model ``types.<model>``) as a dict of its set
-    values, each key one that a ``kind`` (tool, resource) may carry; None when not given."""
+    values; None when not given. A key the protocol does not define is accepted and left out,
+    as FastMCP leaves it out, unless it looks like a misspelt one (``readonly``,
+    ``read_only_hint``), which would lose that hint: that is refused."""
     if annotations is None:
         return None
     if hasattr(annotations, "model_dump"):
         annotations = annotations.model_dump(exclude_none=True)
     if not isinstance(annotations, Mapping):
         raise RegistrationError(f"annotations must be a dict or a types.{model}")
-    unknown = set(annotations).difference(known)
-    if unknown:
-        raise RegistrationError(
-            f"Unknown {kind} annotation(s) {sorted(unknown)}; known: {sorted(known)}"
-        )
-    return {k: v for k, v in annotations.items() if v is not None}
+    known = list(known)
+    for key in set(annotations).difference(known):
+        meant = _misspelt(str(key), known)
+        if meant is not None:
+            raise RegistrationError(
+                f"Unknown {kind} annotation {key!r}: did you mean {meant!r}? "
+                f"(known: {sorted(known)}; other keys are accepted and left out)"
+            )
+    return {k: v for k, v in annotations.items() if v is not None and k in known}
+
+
+def _misspelt(key: str, known: list[str]) -> str | None:
+    """The known annotation ``key`` is likely a misspelling of (case, ``_`` and ``-`` aside)."""
+    import difflib  # lazy: only for an annotation the protocol does not define
+
+    def plain(name: str) -> str:
+        return name.lower().replace("_", "").replace("-", "")
+
+    spelt = {plain(name): name for name in known}
+    close = difflib.get_close_matches(plain(key), list(spelt), n=1, cutoff=0.75)
+    return spelt[close[0]] if close else None
 
 
 class Component:
