@@ -7,6 +7,8 @@ Each row is ``(module, name, target module, target name, section, note)``:
 * ``name`` ``"*"`` stands for every name of the module that no other row lists: it keeps its
   name in the target module, and ``import module as alias`` becomes ``import target as alias``.
 * an empty target module: no counterpart on purpose; ``note`` says what to write instead.
+* a target in the standard library (``logging.getLogger`` for the incumbents' ``get_logger``):
+  what the incumbent's name wraps.
 * ``section``: the heading of docs/migrating.md that explains the move (its anchor).
 
 Whether a target exists is decided when ``toolwire migrate`` runs (the target module is
@@ -57,6 +59,7 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("mcp.server.fastmcp.server", "*", "toolwire", "", SDK, ""),
     ("mcp.server.fastmcp.exceptions", "*", "toolwire", "", SDK, ""),
     ("mcp.server.fastmcp.utilities.types", "*", "toolwire", "", SDK, ""),
+    ("mcp.server.fastmcp.utilities.logging", "get_logger", "logging", "getLogger", SDK, ""),
     ("mcp.server.fastmcp.prompts", "base", "toolwire", "prompts", SDK, ""),
     ("mcp.server.fastmcp.prompts.base", "*", "toolwire.prompts", "", SDK, ""),
     # mcp 2.x: the same server, renamed
@@ -67,6 +70,7 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("mcp.server.mcpserver.context", "*", "toolwire", "", SDK, ""),
     ("mcp.server.mcpserver.exceptions", "*", "toolwire", "", SDK, ""),
     ("mcp.server.mcpserver.utilities.types", "*", "toolwire", "", SDK, ""),
+    ("mcp.server.mcpserver.utilities.logging", "get_logger", "logging", "getLogger", SDK, ""),
     ("mcp.server.mcpserver.prompts", "base", "toolwire", "prompts", SDK, ""),
     ("mcp.server.mcpserver.prompts.base", "*", "toolwire.prompts", "", SDK, ""),
     ("mcp.server", "MCPServer", "toolwire", "Server", SDK, ""),
@@ -118,6 +122,7 @@ ROWS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ("fastmcp.dependencies", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.exceptions", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.utilities.types", "*", "toolwire", "", FASTMCP, ""),
+    ("fastmcp.utilities.logging", "get_logger", "logging", "getLogger", FASTMCP, ""),
     ("fastmcp.tools", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.tools.tool", "*", "toolwire", "", FASTMCP, ""),
     ("fastmcp.prompts", "*", "toolwire", "", FASTMCP, ""),
