@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import timedelta
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Literal
 
 from .components import Component, Metadata, annotation_dict
@@ -359,11 +360,10 @@ class Tool(Component):
             raise  # raised on purpose: the answer is this JSON-RPC error
         except BaseException as exc:  # even SystemExit: it would stop the event loop
             return self._failure(exc, mask_errors)
-        if inspect.isawaitable(value):  # told it never blocks, yet it hands back a coroutine
+        if isinstance(value, CoroutineType):  # inline, yet it hands back a coroutine
             self.returns_awaitable = True
             self.inline = False  # from the next call on it runs where that is awaited
-            if inspect.iscoroutine(value):
-                value.close()
+            value.close()
             return text_result(
                 f"Tool '{self.name}' returned a coroutine where it was declared not to "
                 "block (blocking=False): make it async def, or leave blocking out",
