@@ -127,7 +127,7 @@ class SkillsDirectoryProvider:
                     name=f"{name}/{relative}",
                     description=f"File from {name} skill",
                     mime_type=mimetypes.guess_type(relative)[0] or "application/octet-stream",
-                    meta={"fastmcp": {"skill": {"name": name}}},
+                    meta=_skill_meta(name),
                 )
             return
 
@@ -146,9 +146,13 @@ class SkillsDirectoryProvider:
         )
 
 
-def _skill_meta(name: str, *, is_manifest: bool) -> dict[str, Any]:
-    """FastMCP's mark on a skill's main file and manifest (``_meta.fastmcp.skill``)."""
-    return {"fastmcp": {"skill": {"name": name, "is_manifest": is_manifest}}}
+def _skill_meta(name: str, *, is_manifest: bool | None = None) -> dict[str, Any]:
+    """FastMCP's mark on a skill's files (``_meta.fastmcp.skill``): its main file and
+    manifest say which they are, another file only its skill."""
+    skill: dict[str, Any] = {"name": name}
+    if is_manifest is not None:
+        skill["is_manifest"] = is_manifest
+    return {"fastmcp": {"skill": skill}}
 
 
 def _inside(folder: Path, path: Path) -> bool:

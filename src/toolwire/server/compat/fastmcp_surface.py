@@ -41,7 +41,7 @@ class FastMCPSurface:
         and the official SDK's decorator): the function is a Starlette endpoint, ``async def
         health(request) -> Response``, outside the server's authentication
         (:mod:`toolwire.transports.http.routes`)."""
-        # lazy: the route's record lives with the HTTP app that serves it
+        # lazy: toolwire.transports.http stays off the import path of a stdio server
         from ...transports.http.routes import CustomRoute
 
         if isinstance(methods, str):

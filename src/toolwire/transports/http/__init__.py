@@ -4,7 +4,7 @@
 answering a POST (:mod:`.answer`), the GET stream and resumption (:mod:`.follow`,
 :mod:`.resume`, :mod:`.sse`), sessions (:mod:`.session`), list changes (:mod:`.changes`), the
 request checks (:mod:`.guard`, :mod:`.rules`, :mod:`.limits`, :mod:`.auth`), health probes
-(:mod:`.health`), the current request (:mod:`.trace`) and running and stopping under uvicorn
+(:mod:`.health`), the author's own routes (:mod:`.routes`), the current request (:mod:`.trace`) and running and stopping under uvicorn
 (:mod:`.run`, :mod:`.stop`). The state they share between workers is in
 :mod:`toolwire.transports.store`.
 """
