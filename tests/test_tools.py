@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from toolwire import Depends, RegistrationError, Server, ServerError
+from toolwire import Context, Depends, Prompt, RegistrationError, Server, ServerError, Tool
 
 from wire import checked_client
 
@@ -699,6 +699,31 @@ async def test_a_tool_declared_non_blocking_with_a_timeout_runs_on_a_thread() ->
     async with checked_client(mcp, LEGACY) as client:
         await _call_n(client, "add", 12, {"a": 1, "b": 1})
     assert not tool.inline
+
+
+async def test_a_tool_built_beforehand_takes_the_decorators_options_and_a_context() -> None:
+    # FastMCP's and the SDK's mcp.add_tool(Tool.from_function(fn, ...))
+    def lookup(word: str, ctx: Context, limit: int = 2) -> str:
+        return f"{word}: {limit} ({type(ctx).__name__})"
+
+    mcp = Server("t")
+    mcp.add_tool(Tool.from_function(lookup, name="define", description="Define a word."))
+    mcp.add_tool(Tool.from_function(lookup, name="sdk_style", context_kwarg="ctx"))
+    mcp.add_tool(Tool.from_function(lookup, name="hidden", enabled=False))  # FastMCP 2's
+
+    def explain(topic: str, ctx: Context) -> str:
+        return f"{topic} via {ctx.server.name}"
+
+    mcp.add_prompt(Prompt.from_function(explain))
+    async with checked_client(mcp, LEGACY) as client:
+        tools = {tool["name"]: tool for tool in await client.list_tools()}
+        assert sorted(tools) == ["define", "sdk_style"]
+        assert tools["define"]["description"] == "Define a word."
+        assert sorted(tools["define"]["inputSchema"]["properties"]) == ["limit", "word"]
+        called = await client.call_tool("define", {"word": "wire"})
+        assert (called.is_error, called.text) == (False, "wire: 2 (Context)")
+        got = await client.get_prompt("explain", {"topic": "MCP"})
+        assert got.text == "MCP via t"
 
 
 async def _created(filename: str) -> str:

@@ -33,11 +33,12 @@ from .errors import (
     Unauthorized,
 )
 from .functions.inspection import Depends
-from .prompts import AssistantMessage, Message, UserMessage
+from .prompts import AssistantMessage, Message, Prompt, UserMessage
 from .resources import ResourceNotFound
 from .safety import CommandPolicy, SafePath, strip_control
 from .server import Context, Server
 from .server.features import wire
+from .tools import Tool
 
 # What Server's methods hand to the feature packages (toolwire.server.features), each
 # module imported on first use.
@@ -98,6 +99,7 @@ __all__ = [
     "Image",
     "Message",
     "Progress",
+    "Prompt",
     "PromptsAsTools",
     "RPCError",
     "RegistrationError",
@@ -109,6 +111,7 @@ __all__ = [
     "SkillsDirectoryProvider",
     "TaskConfig",
     "TasksExtension",
+    "Tool",
     "ToolError",
     "ToolResult",
     "ToolwireError",

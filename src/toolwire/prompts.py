@@ -43,6 +43,7 @@ from .functions.docstrings import parse_docstring
 from .functions.inspection import (
     EXPECTED_ERRORS,
     Dependency,
+    Injected,
     describe,
     error_message,
     injected_as,
@@ -282,8 +283,8 @@ class Prompt(Component):
     ) -> Prompt:
         """A prompt of ``fn`` for ``mcp.add_prompt`` (the official SDK's way to build one
         beforehand); ``title``, ``description`` and the other metadata as for
-        ``@mcp.prompt``."""
-        return cls(fn, name=name, **metadata)
+        ``@mcp.prompt``, and a ``Context`` parameter filled in."""
+        return cls(fn, name=name, inject=(Injected,), **metadata)
 
     def __init__(
         self,

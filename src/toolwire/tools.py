@@ -23,6 +23,7 @@ from .errors import RegistrationError, RPCError, ToolError
 from .functions.inspection import (
     EXPECTED_ERRORS,
     Dependency,
+    Injected,
     cancelled_from_outside,
     error_message,
     is_async,
@@ -326,6 +327,20 @@ class Tool(Component):
         if not self._judged:
             self._judge()
         return self._result(outcome)
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], name: str | None = None, **options: Any) -> Tool:
+        """A tool of ``fn`` for ``mcp.add_tool(tool)`` (FastMCP's and the official SDK's way
+        to build one beforehand), with the options of ``@mcp.tool`` (``title``,
+        ``description``, ``annotations``, ``tags``, ``output_schema``, ...); a ``Context``
+        parameter is filled in, as for a decorated function (the SDK's ``context_kwarg`` is
+        not needed). FastMCP's ``enabled=False`` registers it disabled."""
+        options.pop("context_kwarg", None)
+        enabled = options.pop("enabled", None)
+        tool = cls(fn, name=name, inject=(Injected,), **options)
+        if enabled is False:
+            tool.enabled = False
+        return tool
 
     def _awaiting(self, run_sync: RunSync) -> RunSync:
         """``run_sync`` for this sync tool: what the function returns that is awaitable (the

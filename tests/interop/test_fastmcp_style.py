@@ -110,6 +110,7 @@ async def exercise(client: Client) -> dict[str, Any]:
         ("list_resources", {}),
         ("read_resource", {"uri": "data://greeting"}),
         ("read_resource", {"uri": "user://42/profile"}),
+        ("define", {"word": "wire"}),  # built by Tool.from_function, a Context parameter
     ]
     for number, (name, arguments) in enumerate(calls):
         done = await outcome(client.call_tool(name, arguments))

@@ -1,6 +1,6 @@
 """A server in FastMCP 3's style, using the features its users reach for most: ToolResult,
 versions and tags with enable/disable, per-session state, elicit(response_type=...),
-prompts and resources as tools, run_async. tests/interop/test_fastmcp_style.py runs it on
+prompts and resources as tools, Tool.from_function, run_async. tests/interop/test_fastmcp_style.py runs it on
 FastMCP itself and on toolwire after ``toolwire migrate``."""
 
 import asyncio
@@ -13,6 +13,7 @@ from fastmcp.server.elicitation import (
     DeclinedElicitation,
 )
 from fastmcp.server.transforms import PromptsAsTools, ResourcesAsTools
+from fastmcp.tools import Tool
 from fastmcp.tools.tool import ToolResult
 
 mcp = FastMCP("fastmcp-style")
@@ -175,6 +176,14 @@ def secret_prompt() -> str:
     """Stays listed: the switch below hides only resources."""
     return "secret"
 
+
+async def lookup(word: str, ctx: Context, limit: int = 2) -> str:
+    """Registered by mcp.add_tool(Tool.from_function(...)), a Context among its parameters."""
+    await ctx.info(f"looking up {word}")
+    return f"{word}: {limit} meanings"
+
+
+mcp.add_tool(Tool.from_function(lookup, name="define", description="Define a word."))
 
 mcp.disable(tags={"admin"})
 mcp.disable(names={"preview"})

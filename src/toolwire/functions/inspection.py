@@ -128,6 +128,14 @@ def injected_type(ann: Any, inject: tuple[type, ...]) -> type | None:
     return None
 
 
+class Injected:
+    """A base of the classes the server fills in for a parameter annotated with one
+    (:class:`toolwire.Context`), so that a component built on its own
+    (``Tool.from_function(fn)``) knows them as the server's registration does."""
+
+    __slots__ = ()
+
+
 SCOPES = ("request", "lifespan")
 
 

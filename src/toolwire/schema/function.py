@@ -62,6 +62,8 @@ class FunctionSchema:
     _make_dumper: Callable[[], Dumper] = field(repr=False)
     # The result's text is the value's str() (an ordinary annotated class, as the SDK sends it).
     text_of_str: bool = False
+    # The input schema is the author's own (input_schema=), not made from the signature.
+    given_input: bool = False
     _validator: Validator | None = field(default=None, init=False, repr=False)
     _dumper: Dumper | None = field(default=None, init=False, repr=False)
 
@@ -214,6 +216,7 @@ def _function_schema(
         _make_validator=make_validator,
         _make_dumper=make_dumper,
         text_of_str=text_of_str,
+        given_input=given is not None,
     )
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..auth.tokens import AccessToken
 from ..errors import ToolError
+from ..functions.inspection import Injected
 from ..protocol.revisions import Features
 from .compat.fastmcp_context import FastMCPContext
 from .inputs import (
@@ -67,7 +68,7 @@ class _Sent:
 _SENT = _Sent()
 
 
-class Context(ClientQuestions, FastMCPContext):
+class Context(ClientQuestions, FastMCPContext, Injected):
     """The calling request: its id, the client, the revision, and ways to talk back."""
 
     def __class_getitem__(cls, item: Any) -> type[Context]:

@@ -48,12 +48,13 @@ class FastMCP(Server):
         )
 
     def add_tool(self, fn: Callable[..., Any], *, name: str | None = None, **options: Any) -> Tool:
-        tool = super().add_tool(fn, name=name, **options)
+        tool = super().add_tool(fn, name=name, **options)  # or fn itself, a Tool built before
         schema = tool.schema
-        if isinstance(fn, Tool):
-            return tool  # built elsewhere: its schemas as they are
-        given = "input_schema" in options  # the author's own, as it is
-        if not given and "additionalProperties" not in schema.input_schema and not _takes_any(fn):
+        if (
+            not schema.given_input  # the author's own, as it is
+            and "additionalProperties" not in schema.input_schema
+            and not _takes_any(tool.fn)
+        ):
             schema.input_schema = {**schema.input_schema, "additionalProperties": False}
         if schema.wraps_result and schema.output_schema is not None:
             schema.output_schema = {**schema.output_schema, WRAP_MARK: True}
