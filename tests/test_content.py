@@ -765,3 +765,29 @@ async def test_a_list_is_one_block_per_item_on_server_and_one_json_text_on_fastm
     assert seen["sdk mixed"] == {"texts": ["a", "b", "3"], "structured": None}
     assert seen["fastmcp mixed"] == {"texts": ['[["a","b"],null,3]'], "structured": None}
     assert seen["sdk whole"]["texts"] == seen["fastmcp whole"]["texts"] == ['["x","y"]']
+
+
+async def test_content_blocks_under_an_output_schema_fail_the_call_saying_why() -> None:
+    # a result without structuredContent where the tool publishes an output schema is one the
+    # official client refuses: the call fails instead, as FastMCP fails it (a real server's
+    # `-> dict` tools returned [TextContent(...)])
+    mcp = Server("blocks")
+
+    @mcp.tool()
+    def mislabelled(index: str) -> dict:  # type: ignore[type-arg]
+        return [types.TextContent(type="text", text=index)]  # type: ignore[return-value]
+
+    @mcp.tool()
+    def one_block(index: str) -> dict:  # type: ignore[type-arg]
+        return Image(data=PNG, format="png")  # type: ignore[return-value]
+
+    @mcp.tool()
+    def labelled(index: str) -> list[types.TextContent]:
+        return [types.TextContent(type="text", text=index)]
+
+    async with checked_client(mcp, LEGACY) as client:
+        for name in ("mislabelled", "one_block"):
+            failed = await client.call_tool(name, {"index": "a"})
+            assert failed.is_error and "annotate the tool -> list[TextContent]" in failed.text
+        fine = await client.call_tool("labelled", {"index": "a"})
+        assert (fine.is_error, fine.text) == (False, "a")

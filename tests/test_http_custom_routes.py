@@ -4,6 +4,8 @@ FastMCP and the official SDK serve them (toolwire.transports.http.routes), on a 
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 from starlette.requests import Request
@@ -69,3 +71,43 @@ def test_a_route_is_registered_with_its_options() -> None:
         ("/items/{item_id}", ["GET", "POST"], "item"),
     ]
     assert Server("other").custom_routes == ()
+
+
+class Stamped:
+    """A pure ASGI middleware that adds a header to every answer."""
+
+    def __init__(self, app: Any, value: str) -> None:
+        self.app = app
+        self.value = value
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def stamped(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message["headers"], (b"x-stamp", self.value.encode())]
+            await send(message)
+
+        await self.app(scope, receive, stamped)
+
+
+def test_starlette_middleware_wraps_every_request() -> None:
+    # FastMCP's http_app(middleware=[...]) / run_http_async(middleware=[...])
+    from starlette.middleware import Middleware
+    from starlette.middleware.cors import CORSMiddleware
+
+    middleware = [
+        Middleware(CORSMiddleware, allow_origins=["http://app.example"], allow_methods=["*"]),
+        Middleware(Stamped, value="outer"),
+    ]
+    with serve_http(_server(Server), middleware=middleware) as url:
+        base = url.removesuffix("/mcp")
+        origin = {"Origin": "http://app.example"}
+        with httpx.Client(timeout=TIMEOUT) as http:
+            health = http.get(f"{base}/health", headers=origin)
+            assert health.headers["x-stamp"] == "outer"
+            assert health.headers["access-control-allow-origin"] == "http://app.example"
+            listed = http.post(
+                url,
+                headers={**origin, "Accept": "application/json, text/event-stream"},
+                json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            )
+            assert listed.headers["x-stamp"] == "outer"

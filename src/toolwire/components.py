@@ -29,9 +29,9 @@ class Metadata(TypedDict, total=False):
     """The options every kind of component takes, with the same meaning: ``title``,
     ``description`` (else the function's docstring), ``icons`` (dicts or ``Icon`` models),
     ``meta`` (its ``_meta``), ``tags``, ``version`` (several versions of one name may be
-    registered: the highest enabled one is served, see :mod:`toolwire.server.components.versions`), and
+    registered: the highest enabled one is served, see :mod:`toolwire.server.components.versions`),
     who may use it: the ``scopes`` the caller's token must cover and an ``auth`` predicate on
-    the caller."""
+    the caller, and ``enabled=False`` (FastMCP 2's) to register it disabled."""
 
     title: str | None
     description: str | None
@@ -41,6 +41,7 @@ class Metadata(TypedDict, total=False):
     version: str | int | float | None
     scopes: str | Iterable[str]
     auth: Callable[[Any], bool] | None
+    enabled: bool
 
 
 _OPTIONS = frozenset(Metadata.__annotations__)
@@ -132,7 +133,7 @@ class Component:
         self.meta = metadata.get("meta")
         tags = metadata.get("tags", ())
         self.tags = frozenset((tags,) if isinstance(tags, str) else tags)
-        self.enabled = True
+        self.enabled = metadata.get("enabled") is not False
         version = metadata.get("version")
         if version is not None:
             self.version = version_text(version)

@@ -303,6 +303,18 @@ def _check_finite(data: Any, text: str) -> None:
             raise NonFiniteNumber(f"{found}, not a finite number (JSON has no NaN or Infinity)")
 
 
+def _blocks_under_schema() -> JSON:
+    """The answer to content blocks from a tool whose return annotation publishes an output
+    schema: such a result must carry ``structuredContent`` (clients refuse one without), so
+    the call fails, saying why, as FastMCP fails it."""
+    return text_result(
+        "The tool returned content blocks, but its return annotation publishes an output "
+        "schema, whose results must be structured data: return the data, or annotate the "
+        "tool -> list[TextContent] (or leave the annotation out)",
+        is_error=True,
+    )
+
+
 def to_result(
     value: Any,
     schema: FunctionSchema | None,
@@ -334,8 +346,12 @@ def to_result(
         return wire if clean is None else clean(wire)
     block = content_block(value)
     if block is not None:
+        if schema is not None and schema.output_schema is not None:
+            return _blocks_under_schema()
         return {"content": [block if clean is None else clean(block)]}
     if isinstance(value, (list, tuple)) and any(is_content(item) for item in value):
+        if schema is not None and schema.output_schema is not None:
+            return _blocks_under_schema()
         blocks = [_mixed_block(item) for item in value]
         return {"content": blocks if clean is None else clean(blocks)}
 

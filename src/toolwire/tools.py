@@ -334,13 +334,9 @@ class Tool(Component):
         to build one beforehand), with the options of ``@mcp.tool`` (``title``,
         ``description``, ``annotations``, ``tags``, ``output_schema``, ...); a ``Context``
         parameter is filled in, as for a decorated function (the SDK's ``context_kwarg`` is
-        not needed). FastMCP's ``enabled=False`` registers it disabled."""
+        not needed)."""
         options.pop("context_kwarg", None)
-        enabled = options.pop("enabled", None)
-        tool = cls(fn, name=name, inject=(Injected,), **options)
-        if enabled is False:
-            tool.enabled = False
-        return tool
+        return cls(fn, name=name, inject=(Injected,), **options)
 
     def _awaiting(self, run_sync: RunSync) -> RunSync:
         """``run_sync`` for this sync tool: what the function returns that is awaitable (the

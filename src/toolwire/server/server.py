@@ -99,6 +99,11 @@ class Server(ResourceRegistry, PromptRegistry, ToolCalls, FastMCPSurface):
     _mounts: Sequence[Any] = ()  # the servers mounted here (toolwire.composition.mount)
     _visibility: Callable[[Tool, Request], bool] | None = None
 
+    def __class_getitem__(cls, item: Any) -> type[Server]:
+        # ``FastMCP[LifespanT]`` / ``MCPServer[AppContext]`` (the incumbents' servers are
+        # generic in their lifespan's value): in a base class or an annotation, the same class.
+        return cls
+
     def __init__(
         self,
         name: str | None = None,

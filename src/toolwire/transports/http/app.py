@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 import orjson
@@ -49,7 +49,7 @@ from .changes import ChangeRelay
 from .guard import Guard, Rejection, read_body
 from .health import Health
 from .resume import Followed, resume
-from .routes import router
+from .routes import router, wrapped
 from .rules import accepts, check_mirrored_headers, is_modern, kind_of, status_of
 from .session import Reply, Session
 from .sse import Stream
@@ -107,7 +107,8 @@ class HttpApp(Stopping, Answering):
     liveness and readiness endpoints (``/healthz``, ``/readyz``; ``False`` for none, or a
     :class:`~.health.Health`); ``drain_delay``: seconds ``mcp.run(transport="http")``
     keeps serving, not ready, after ``SIGTERM`` before it drains (for load balancers to
-    notice).
+    notice); ``middleware``: Starlette ``Middleware(cls, ...)`` entries around every HTTP
+    request, the first outermost (FastMCP's ``http_app(middleware=[...])``, :mod:`.routes`).
     """
 
     def __init__(
@@ -132,6 +133,7 @@ class HttpApp(Stopping, Answering):
         auth: Any = None,
         health: Any = True,
         drain_delay: float = 0.0,
+        middleware: Sequence[Any] = (),
     ) -> None:
         self.server = server
         self.health = Health.of(health)  # /healthz and /readyz (see .health)
@@ -163,6 +165,7 @@ class HttpApp(Stopping, Answering):
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
         routes = getattr(server, "custom_routes", ())
         self.routes = router(routes) if routes else None  # @mcp.custom_route (see .routes)
+        self._entry = wrapped(self._http, middleware) if middleware else self._http
 
     # ------------------------------------------------------------ ASGI entry
 
@@ -172,6 +175,9 @@ class HttpApp(Stopping, Answering):
             return
         if scope["type"] != "http":
             return
+        await self._entry(scope, receive, send)  # _http, or the middleware around it
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.draining:  # each answer closes its connection: the next request goes elsewhere
             send = closing_connection(send)
         path = scope["path"]

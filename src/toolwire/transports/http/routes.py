@@ -1,6 +1,8 @@
-"""Plain HTTP routes served beside the MCP endpoint: ``@mcp.custom_route(path, methods)``
-(FastMCP's and the official SDK's decorator), each handler a Starlette endpoint
-(``async def health(request) -> Response``).
+"""What an author adds to the HTTP app: plain routes beside the MCP endpoint,
+``@mcp.custom_route(path, methods)`` (FastMCP's and the official SDK's decorator), each
+handler a Starlette endpoint (``async def health(request) -> Response``); and Starlette
+middleware around every request, ``mcp.http_app(middleware=[Middleware(CORSMiddleware,
+...)])`` (FastMCP's option).
 
 ::
 
@@ -56,3 +58,19 @@ def router(routes: Sequence[CustomRoute]) -> Any:
             for route in routes
         ]
     )
+
+
+def wrapped(app: Any, middleware: Sequence[Any]) -> Any:
+    """``app`` inside ``middleware``, Starlette ``Middleware(cls, *args, **kwargs)`` entries
+    (or plain classes), the first outermost, as Starlette stacks them."""
+    for entry in reversed(list(middleware)):
+        if isinstance(entry, type):
+            app = entry(app)
+            continue
+        cls = entry.cls
+        args = getattr(entry, "args", ())
+        kwargs = getattr(entry, "kwargs", None)
+        if kwargs is None:  # Starlette before 0.35 names them options
+            kwargs = getattr(entry, "options", {})
+        app = cls(app, *args, **kwargs)
+    return app
