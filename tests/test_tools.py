@@ -821,3 +821,30 @@ def test_a_tool_keeps_few_enough_attributes_for_compact_instance_dicts() -> None
     planned = mcp.add_tool(lambda n=Depends(lambda: 1): n, name="planned")
     assert len(vars(plain)) <= 29, sorted(vars(plain))
     assert len(vars(planned)) <= 29, sorted(vars(planned))
+
+
+def test_the_server_classes_are_generic_in_their_lifespan_value_as_the_incumbents() -> None:
+    from typing import Generic, TypeVar
+
+    from toolwire import FastMCP
+
+    T = TypeVar("T")
+
+    class Subclassed(FastMCP[T], Generic[T]):  # a real server's base class
+        pass
+
+    assert Server[dict] is Server and FastMCP[int] is FastMCP  # type: ignore[misc]
+    assert isinstance(Subclassed("s"), FastMCP)
+
+
+async def test_enabled_false_registers_a_component_disabled() -> None:
+    # FastMCP 2's @mcp.tool(enabled=...), a real server's switch for its write tools
+    mcp = Server("t")
+    mcp.tool(enabled=False)(add)
+    mcp.tool(name="shown", enabled=True)(add)
+    mcp.add_resource("x", "data://hidden", enabled=False)
+    async with checked_client(mcp, LEGACY) as client:
+        assert [tool["name"] for tool in await client.list_tools()] == ["shown"]
+        assert await client.list_resources() == []
+    mcp.enable(names={"add"})
+    assert sorted(tool.name for tool in await mcp.list_tools()) == ["add", "shown"]
