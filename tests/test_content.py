@@ -785,9 +785,17 @@ async def test_content_blocks_under_an_output_schema_fail_the_call_saying_why() 
     def labelled(index: str) -> list[types.TextContent]:
         return [types.TextContent(type="text", text=index)]
 
+    @mcp.tool()
+    def mixed(index: str) -> list[object]:  # like list[Any]: no output schema is promised
+        return [index, types.TextContent(type="text", text="!")]
+
     async with checked_client(mcp, LEGACY) as client:
         for name in ("mislabelled", "one_block"):
             failed = await client.call_tool(name, {"index": "a"})
             assert failed.is_error and "annotate the tool -> list[TextContent]" in failed.text
         fine = await client.call_tool("labelled", {"index": "a"})
         assert (fine.is_error, fine.text) == (False, "a")
+        listed = {tool["name"]: tool for tool in await client.list_tools()}
+        assert "outputSchema" not in listed["mixed"] and "outputSchema" in listed["mislabelled"]
+        both = await client.call_tool("mixed", {"index": "a"})
+        assert [block["text"] for block in both.content] == ["a", "!"]

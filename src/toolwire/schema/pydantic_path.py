@@ -226,6 +226,7 @@ def pydantic_output(
         or ret is None
         or ret is NONE_TYPE
         or ret is Any
+        or ret is object  # like Any: it may be content blocks
         or _is_content(ret)
         or _is_untyped_sequence(ret)
     ):
@@ -341,11 +342,12 @@ def _without_input_required(ret: Any) -> Any:
 
 
 def _is_untyped_sequence(ann: Any) -> bool:
-    """A bare ``list``/``tuple`` (or of ``Any``): it may hold content blocks, so no schema is promised."""
+    """A bare ``list``/``tuple`` (or of ``Any`` or ``object``): it may hold content blocks,
+    so no schema is promised."""
     if ann in (list, tuple):
         return True
     return typing.get_origin(ann) in (list, tuple) and all(
-        arg is Any or arg is Ellipsis for arg in typing.get_args(ann)
+        arg is Any or arg is object or arg is Ellipsis for arg in typing.get_args(ann)
     )
 
 

@@ -40,7 +40,7 @@ class CustomRoute:
 def router(routes: Sequence[CustomRoute]) -> Any:
     """The ASGI app answering ``routes`` (Starlette's ``Router``)."""
     try:
-        # lazy: Starlette, which the handlers' own code imports, only for a server with routes
+        # optional: Starlette, which the handlers' own code imports, only for a server with routes
         from starlette.routing import Route, Router
     except ModuleNotFoundError:
         raise RuntimeError(
