@@ -111,3 +111,12 @@ def test_starlette_middleware_wraps_every_request() -> None:
                 json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
             )
             assert listed.headers["x-stamp"] == "outer"
+
+
+def test_the_app_keeps_few_enough_attributes_for_compact_instance_dicts() -> None:
+    # as for a tool (test_tools.py): a 30th attribute slows every lookup of every request;
+    # routes and middleware are class defaults set only on an app that has some
+    plain = Server("plain").http_app()
+    assert len(vars(plain)) <= 28, sorted(vars(plain))  # room for the routes
+    with_routes = _server(Server).http_app()
+    assert len(vars(with_routes)) <= 29, sorted(vars(with_routes))

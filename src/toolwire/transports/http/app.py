@@ -66,6 +66,9 @@ STORE_DOWN = "The session store is unavailable; try again shortly"
 LISTEN = "subscriptions/listen"
 
 
+INSIDE = "toolwire.past_middleware"  # in the scope of a request the middleware passed on
+
+
 class HttpServer(Protocol):
     """What the HTTP app needs of a server."""
 
@@ -110,6 +113,11 @@ class HttpApp(Stopping, Answering):
     notice); ``middleware``: Starlette ``Middleware(cls, ...)`` entries around every HTTP
     request, the first outermost (FastMCP's ``http_app(middleware=[...])``, :mod:`.routes`).
     """
+
+    # @mcp.custom_route(...)'s router, and the author's Starlette middleware around every
+    # request (see .routes): class defaults, each set on an instance that has some
+    routes: Any = None
+    middleware: Any = None
 
     def __init__(
         self,
@@ -163,11 +171,20 @@ class HttpApp(Stopping, Answering):
         self._stragglers: set[asyncio.Task[Any]] = set()  # those cut by a stop (after grace)
         self._posts_done: asyncio.Event | None = None  # set when none are left (while draining)
         self.changes = ChangeRelay(server, self.store, lambda: self.sessions.values())
+        # Set on the instance only when used: past 29 attributes, every lookup is slower.
         routes = getattr(server, "custom_routes", ())
-        self.routes = router(routes) if routes else None  # @mcp.custom_route (see .routes)
-        self._entry = wrapped(self._http, middleware) if middleware else self._http
+        if routes:
+            self.routes = router(routes)
+        if middleware:
+            self.middleware = wrapped(self._inside, middleware)
 
     # ------------------------------------------------------------ ASGI entry
+
+    async def _inside(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The request, past the author's middleware: served by :meth:`__call__` itself, so
+        an app without middleware pays for no extra call."""
+        scope[INSIDE] = True
+        await self(scope, receive, send)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -175,9 +192,9 @@ class HttpApp(Stopping, Answering):
             return
         if scope["type"] != "http":
             return
-        await self._entry(scope, receive, send)  # _http, or the middleware around it
-
-    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.middleware is not None and INSIDE not in scope:
+            await self.middleware(scope, receive, send)  # back here through _inside
+            return
         if self.draining:  # each answer closes its connection: the next request goes elsewhere
             send = closing_connection(send)
         path = scope["path"]
